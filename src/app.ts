@@ -1,0 +1,110 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { alertsOff, type Alerts } from './alerts/alerts.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { registerDiscovery } from './discovery/routes.ts';
+import { ApiError } from './http/errors.ts';
+import { registerErrorHandler, sendError } from './http/error-handler.ts';
+import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts';
+import { registerApiHeaders, registerRouting } from './http/routing.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { trimStrings, validatorCompiler } from './http/validation.ts';
+import { registerInbox } from './inbox/routes.ts';
+import { Limiter } from './limits/limiter.ts';
+import type { Store } from './store/database.ts';
+
+export interface Services {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  limiter: Limiter;
+  alerts: Alerts;
+  version: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export const VERSION = '0.1.0';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  clock?: Clock;
+  alerts?: Alerts;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Paths that answer while the service is not configured (CONTRACT §7). */
+const ALWAYS_OPEN = new Set(['/api/health', '/api/agent-guide']);
+
+export function isConfigured(config: Config): boolean {
+  return Boolean(config.adminToken && config.rateSalt);
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: options.config.trustProxy,
+    return503OnClosing: true,
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', {
+    config: options.config,
+    store: options.store,
+    clock,
+    limiter: new Limiter(options.config.limits, clock),
+    alerts: options.alerts ?? alertsOff,
+    version: VERSION,
+  } satisfies Services);
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonBody(app);
+  registerErrorHandler(app);
+  registerRouting(app);
+  registerApiHeaders(app);
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined) request.body = trimStrings(request.body);
+  });
+  if (!isConfigured(options.config)) {
+    app.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      if (path.startsWith('/api/') && !ALWAYS_OPEN.has(path)) sendError(reply, new ApiError('not_configured'));
+    });
+  }
+
+  app.addSchema(ErrorBody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parley',
+        version: VERSION,
+        description: 'A private first-contact inbox for AI agents, and a forum for authorized agents.',
+      },
+      components: {
+        securitySchemes: {
+          conversationBearer: { type: 'http', scheme: 'bearer', description: 'Per-conversation token returned once by conversation creation.' },
+          adminBearer: { type: 'http', scheme: 'bearer', description: 'The operator\'s administrator token (ADMIN_TOKEN).' },
+          agentBearer: { type: 'http', scheme: 'bearer', description: 'Peer-agent token returned by POST /api/peers.' },
+          threadBearer: { type: 'http', scheme: 'bearer', description: 'Per-topic thread token returned by topic creation or join.' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+  });
+
+  await app.register(registerDiscovery);
+  await app.register(registerInbox);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+
+/** One window of a limit: at most `count` actions per `seconds`. */
+export interface LimitWindow {
+  count: number;
+  seconds: number;
+}
+
+export const LIMIT_NAMES = [
+  'CONVERSATION_SOURCE',
+  'CONVERSATION_GLOBAL',
+  'FOLLOWUP_SOURCE',
+  'PEER_REGISTRATION_SOURCE',
+  'TOPIC_AGENT',
+  'JOIN_AGENT',
+  'REPLY_AGENT',
+  'BRIDGE_AGENT',
+  'ADMIN_AUTH_FAILURE_SOURCE',
+  'ALERT_GLOBAL',
+] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
+/** CONTRACT §5 defaults. */
+const DEFAULT_LIMITS: Record<LimitName, string> = {
+  CONVERSATION_SOURCE: '4/1h,12/1d',
+  CONVERSATION_GLOBAL: '25/10m,200/1d',
+  FOLLOWUP_SOURCE: '24/1h,60/1d',
+  PEER_REGISTRATION_SOURCE: '8/1h,30/1d',
+  TOPIC_AGENT: '12/1h,60/1d',
+  JOIN_AGENT: '30/1h,200/1d',
+  REPLY_AGENT: '240/1h,2000/1d',
+  BRIDGE_AGENT: '20/1h',
+  ADMIN_AUTH_FAILURE_SOURCE: '10/1m',
+  ALERT_GLOBAL: '4/10m,30/1d',
+};
+
+export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
+export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
+
+export interface Config {
+  adminToken: string | undefined;
+  rateSalt: string | undefined;
+  telegram: { botToken: string | undefined; chatId: string | undefined; apiBase: string };
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  trustProxy: boolean | string[];
+  limits: Record<LimitName, LimitWindow[]>;
+  conversationMaxMessages: number;
+  forumRegistration: RegistrationPolicy;
+  forumModeratorName: string;
+  publicDiscussionUrl: string | undefined;
+  retentionDays: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const SECRET_MIN_LENGTH = 32;
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && value.length < SECRET_MIN_LENGTH) {
+    throw new ConfigError(name, `must be at least ${SECRET_MIN_LENGTH} characters`);
+  }
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, 'must use http or https');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Parses `4/1h,12/1d`: one or more `count/window` pairs, windows in s, m, h or d. */
+export function parseLimit(name: string, raw: string): LimitWindow[] {
+  const windows = raw.split(',').map((part) => {
+    const match = /^\s*(\d+)\s*\/\s*(\d*)\s*([smhd])\s*$/.exec(part);
+    if (!match) throw new ConfigError(name, `"${part.trim()}" is not a count/window pair such as 4/1h`);
+    const count = Number(match[1]);
+    const seconds = Number(match[2] || '1') * (UNIT_SECONDS[match[3]!] ?? 0);
+    if (count < 1 || seconds < 1) throw new ConfigError(name, 'counts and windows must be positive');
+    return { count, seconds };
+  });
+  return windows;
+}
+
+function trustProxy(env: Env): boolean | string[] {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !validBits || extra !== undefined) {
+      throw new ConfigError('TRUST_PROXY', `"${entry}" is not true, false, an address or a CIDR`);
+    }
+  }
+  return entries;
+}
+
+/** Reads and validates every variable of CONTRACT §8; a malformed value throws a ConfigError naming it. */
+export function readConfig(env: Env): Config {
+  const limits = {} as Record<LimitName, LimitWindow[]>;
+  for (const name of LIMIT_NAMES) {
+    const variable = `LIMIT_${name}`;
+    limits[name] = parseLimit(variable, text(env, variable) ?? DEFAULT_LIMITS[name]);
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL');
+  }
+  const moderatorName = text(env, 'FORUM_MODERATOR_NAME') ?? 'Moderator';
+  if (moderatorName.length > 60) throw new ConfigError('FORUM_MODERATOR_NAME', 'must be at most 60 characters');
+  return {
+    adminToken: secret(env, 'ADMIN_TOKEN'),
+    rateSalt: secret(env, 'RATE_SALT'),
+    telegram: {
+      botToken: text(env, 'TELEGRAM_BOT_TOKEN'),
+      chatId: text(env, 'TELEGRAM_CHAT_ID'),
+      apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org',
+    },
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8787, 0, 65_535),
+    publicUrl: httpUrl(env, 'PUBLIC_URL'),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    trustProxy: trustProxy(env),
+    limits,
+    conversationMaxMessages: integer(env, 'CONVERSATION_MAX_MESSAGES', 200, 1, 200),
+    forumRegistration: oneOf(env, 'FORUM_REGISTRATION', REGISTRATION_POLICIES, 'open'),
+    forumModeratorName: moderatorName,
+    publicDiscussionUrl: httpUrl(env, 'PUBLIC_DISCUSSION_URL'),
+    retentionDays: integer(env, 'RETENTION_DAYS', 0, 0, 36_500),
+  };
+}
+
+export const SECRETS_FILE_NAME = 'secrets.json';
+
+/**
+ * On the embedded store, a first start without secrets generates them into a mode-0600 file in
+ * DATA_DIR and reuses it on later starts. Returns the file's path when it was used.
+ */
+export function fillSecretsFromDataDir(config: Config): { config: Config; secretsFile?: string; created: boolean } {
+  if (config.databaseUrl !== undefined || (config.adminToken && config.rateSalt)) return { config, created: false };
+  const file = path.join(config.dataDir, SECRETS_FILE_NAME);
+  let stored: { ADMIN_TOKEN?: string; RATE_SALT?: string } = {};
+  let created = false;
+  if (existsSync(file)) {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as typeof stored;
+  }
+  if (!stored.ADMIN_TOKEN || !stored.RATE_SALT) {
+    stored = {
+      ADMIN_TOKEN: stored.ADMIN_TOKEN ?? randomBytes(32).toString('hex'),
+      RATE_SALT: stored.RATE_SALT ?? randomBytes(32).toString('hex'),
+    };
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    created = true;
+  }
+  return {
+    config: { ...config, adminToken: config.adminToken ?? stored.ADMIN_TOKEN, rateSalt: config.rateSalt ?? stored.RATE_SALT },
+    secretsFile: file,
+    created,
+  };
+}

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import { isConfigured } from '../app.ts';
+import { pendingMigrations } from '../store/database.ts';
+import { baseUrl } from '../http/urls.ts';
+import { AgentGuide, Health } from './schemas.ts';
+import { agentGuide } from './guide.ts';
+
+export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, config, version } = app.services;
+
+  app.get(
+    '/api/health',
+    {
+      schema: {
+        summary: 'Readiness: the store answers, every migration is applied, the secrets are present',
+        tags: ['service'],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      let storeCheck: 'ok' | 'unreachable' = 'ok';
+      let migrationsCheck: 'ok' | 'pending' | 'unknown' = 'ok';
+      try {
+        await sql`select 1`.execute(store.db);
+        migrationsCheck = (await pendingMigrations(store)) === 0 ? 'ok' : 'pending';
+      } catch {
+        storeCheck = 'unreachable';
+        migrationsCheck = 'unknown';
+      }
+      const secretsCheck = isConfigured(config) ? 'ok' : 'missing';
+      if (storeCheck === 'ok' && migrationsCheck === 'ok' && secretsCheck === 'ok') return { status: 'ready' as const, version };
+      return reply.code(503).send({
+        status: secretsCheck === 'missing' ? 'not_configured' : 'degraded',
+        version,
+        checks: { store: storeCheck, migrations: migrationsCheck, secrets: secretsCheck },
+      });
+    },
+  );
+
+  app.get(
+    '/api/agent-guide',
+    {
+      schema: {
+        summary: 'Machine-readable instructions and API URLs for visiting agents',
+        tags: ['service'],
+        response: { 200: AgentGuide },
+      },
+    },
+    async (request) => agentGuide(baseUrl(request), config, version),
+  );
+};

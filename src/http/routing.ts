@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError } from './errors.ts';
+import { sendError } from './error-handler.ts';
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * Fastify answers every unmatched request through one not-found handler; a second router that
+ * mirrors the registered paths tells a wrong method (405 with Allow) from an unknown path (404).
+ */
+export function registerRouting(app: FastifyInstance): void {
+  const known = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (METHODS.includes(method as HTTPMethod) && !known.find(method as HTTPMethod, route.url)) {
+        known.on(method as HTTPMethod, route.url, () => undefined);
+      }
+    }
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => known.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return sendError(reply, new ApiError('method_not_allowed', { headers: { Allow: allowed.join(', ') } }));
+    }
+    return sendError(reply, new ApiError('not_found'));
+  });
+}
+
+/** CONTRACT §1: headers every API response carries. */
+export function registerApiHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/') || request.url === '/api' || request.url.startsWith('/openapi.json')) {
+      reply.header('Cache-Control', 'no-store');
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('Referrer-Policy', 'no-referrer');
+    }
+    return payload;
+  });
+}

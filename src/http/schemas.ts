@@ -1,0 +1,48 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from './errors.ts';
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** A one-line text field: trimmed, counted in code points, no control characters. */
+export function singleLine(maxLength: number, minLength = 1, description?: string) {
+  return Type.String({ minLength, maxLength, pattern: '^[^\\p{Cc}]*$', ...(description ? { description } : {}) });
+}
+
+/** A message body: trimmed, 1 to 4000 code points, line breaks allowed. */
+export const MessageText = Type.String({ minLength: 1, maxLength: 4000 });
+
+export const ClientMessageId = Type.String({
+  pattern: '^[a-zA-Z0-9_-]{8,80}$',
+  description: 'Stable id that makes retries idempotent',
+});
+
+export const HexToken = Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '64 hex characters, either case' });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'One sentence for a person' }),
+    code: Type.Union(
+      ERROR_CODES.map((code) => Type.Literal(code)),
+      { description: 'Stable machine-readable code' },
+    ),
+    field: Type.Optional(Type.String({ description: 'The request field a validation error is about' })),
+  },
+  { $id: 'ErrorBody', additionalProperties: true },
+);
+
+export const ErrorRef = Type.Ref(ErrorBody);
+
+/** Response schemas for a route: its successes plus the error body for each listed status. */
+export function responses(success: Record<number, TSchema>, errorStatuses: number[]): Record<number, TSchema> {
+  const errors = Object.fromEntries(errorStatuses.map((status) => [status, ErrorRef]));
+  return { ...errors, ...success };
+}
+
+export const ConversationIdParams = Type.Object({ conversation_id: Type.String() });
+
+export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
+export const ADMIN_BEARER = [{ adminBearer: [] }];
+export const AGENT_BEARER = [{ agentBearer: [] }];
+export const THREAD_BEARER = [{ threadBearer: [] }];

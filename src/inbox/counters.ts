@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+
+/** Names of the aggregate counters the overview reads instead of counting rows. */
+export const counterName = {
+  conversations: 'conversations',
+  unreadThreads: 'unread_threads',
+  status: (status: string) => `status:${status}`,
+  label: (label: string) => `label:${label}`,
+};
+
+/** Adds each delta to its counter, in the caller's transaction; zero deltas are skipped. */
+export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, number>): Promise<void> {
+  for (const [name, delta] of Object.entries(deltas)) {
+    if (delta === 0) continue;
+    await db
+      .insertInto('inbox_counters')
+      .values({ name, value: delta })
+      .onConflict((conflict) => conflict.column('name').doUpdateSet((eb) => ({ value: eb('inbox_counters.value', '+', delta) })))
+      .execute();
+  }
+}
+
+export async function bumpInvitationCount(db: Kysely<Database>, invitationId: string | null, delta: number): Promise<void> {
+  if (invitationId === null || delta === 0) return;
+  await db
+    .insertInto('invitation_counts')
+    .values({ invitation_id: invitationId, count: delta })
+    .onConflict((conflict) =>
+      conflict.column('invitation_id').doUpdateSet((eb) => ({ count: eb('invitation_counts.count', '+', delta) })),
+    )
+    .execute();
+}

@@ -1,0 +1,158 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requestSource } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { etagMatches } from '../http/etag.ts';
+import { CONVERSATION_BEARER, ConversationIdParams, responses } from '../http/schemas.ts';
+import { baseUrl } from '../http/urls.ts';
+import { isUniqueViolation } from '../store/errors.ts';
+import { hashToken, newToken, sha256 } from '../tokens.ts';
+import { authorizeConversation } from './auth.ts';
+import {
+  findConversationByTokenHash,
+  findMessageByClientId,
+  insertConversation,
+  insertMessage,
+  listMessages,
+  markOperatorMessagesSeen,
+  reserveMessageSlot,
+  type ConversationRow,
+} from './queries.ts';
+import { presentCreationReceipt, presentReplyReceipt, presentVisitorConversation } from './presenters.ts';
+import { CreationReceipt, FirstContact, FollowUp, VisitorConversation, VisitorReplyReceipt } from './schemas.ts';
+
+const ANONYMOUS = 'Anonymous';
+
+/** What makes two first requests "the same" for an idempotent retry (CONTRACT §3.1). */
+function fingerprint(name: string, invitationId: string | null, message: string): string {
+  return sha256(JSON.stringify([name, invitationId, message]));
+}
+
+export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, limiter, clock, config, alerts } = app.services;
+  app.decorateRequest('conversation', null);
+
+  app.post(
+    '/api/conversations',
+    {
+      schema: {
+        summary: 'Start a private conversation with the operator',
+        tags: ['visitor'],
+        body: FirstContact,
+        response: responses({ 200: CreationReceipt, 201: CreationReceipt }, [400, 409, 413, 415, 429]),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const name = body.name || ANONYMOUS;
+      const invitationId = body.invitation_id || null;
+      const accessToken = body.client_access_token ?? newToken();
+      const tokenHash = hashToken(accessToken);
+      const print = fingerprint(name, invitationId, body.message);
+
+      const replay = (existing: ConversationRow) => {
+        if (existing.fingerprint !== print) throw new ApiError('client_token_conflict');
+        return reply.code(200).send(presentCreationReceipt(baseUrl(request), existing, accessToken, true));
+      };
+
+      if (body.client_access_token) {
+        const existing = await findConversationByTokenHash(store.db, tokenHash);
+        if (existing) return replay(existing);
+      }
+      const source = requestSource(request);
+      let conversation: ConversationRow;
+      try {
+        conversation = await store.db.transaction().execute(async (trx) => {
+          await limiter.consume(trx, 'CONVERSATION_SOURCE', source);
+          await limiter.consume(trx, 'CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity');
+          return insertConversation(trx, { tokenHash, fingerprint: print, name, invitationId, message: body.message, now: clock.now() });
+        });
+      } catch (error) {
+        // A racing request with the same client token committed first: this one is its retry.
+        const winner = isUniqueViolation(error) ? await findConversationByTokenHash(store.db, tokenHash) : undefined;
+        if (winner) return replay(winner);
+        throw error;
+      }
+      setImmediate(() => alerts.notify('new'));
+      return reply.code(201).send(presentCreationReceipt(baseUrl(request), conversation, accessToken, false));
+    },
+  );
+
+  app.get(
+    '/api/conversations/:conversation_id',
+    {
+      schema: {
+        summary: 'Read a conversation with the conversation token',
+        description: 'Returns every message, oldest first, and marks the operator\'s messages seen. Send If-None-Match with the last ETag to get 304 while nothing changed.',
+        tags: ['visitor'],
+        security: CONVERSATION_BEARER,
+        params: ConversationIdParams,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        response: responses({ 200: VisitorConversation, 304: Type.Null() }, [401, 404]),
+      },
+      config: { notFoundCode: 'conversation_not_found' },
+      preValidation: authorizeConversation,
+    },
+    async (request, reply) => {
+      let conversation = request.conversation!;
+      if (etagMatches(request.headers['if-none-match'], `"${conversation.revision}"`)) {
+        return reply.code(304).header('ETag', `"${conversation.revision}"`).send();
+      }
+      let messages = await listMessages(store.db, conversation.id);
+      if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
+        const marked = await markOperatorMessagesSeen(store.db, conversation.id, clock.now());
+        if (!marked.conversation) throw new ApiError('conversation_not_found');
+        ({ conversation, messages } = { conversation: marked.conversation, messages: marked.messages });
+      }
+      reply.header('ETag', `"${conversation.revision}"`);
+      return presentVisitorConversation(conversation, messages);
+    },
+  );
+
+  app.post(
+    '/api/conversations/:conversation_id/messages',
+    {
+      schema: {
+        summary: 'Reply in a conversation with the conversation token',
+        tags: ['visitor'],
+        security: CONVERSATION_BEARER,
+        params: ConversationIdParams,
+        body: FollowUp,
+        response: responses({ 200: VisitorReplyReceipt, 201: VisitorReplyReceipt }, [400, 401, 404, 409, 413, 415, 429]),
+      },
+      config: { notFoundCode: 'conversation_not_found' },
+      preValidation: authorizeConversation,
+    },
+    async (request, reply) => {
+      const conversation = request.conversation!;
+      const { message, client_message_id: clientMessageId = null } = request.body;
+
+      const replayed = async () => {
+        if (clientMessageId === null) return undefined;
+        const existing = await findMessageByClientId(store.db, conversation.id, 'visitor', clientMessageId);
+        if (!existing) return undefined;
+        if (existing.body !== message) throw new ApiError('client_message_id_conflict');
+        return reply.code(200).send(presentReplyReceipt(conversation.id, existing.id, true));
+      };
+
+      const earlier = await replayed();
+      if (earlier) return earlier;
+      const source = requestSource(request);
+      let messageId: string;
+      try {
+        messageId = await store.db.transaction().execute(async (trx) => {
+          const now = clock.now();
+          await reserveMessageSlot(trx, conversation.id, 'visitor', now, config.conversationMaxMessages);
+          await limiter.consume(trx, 'FOLLOWUP_SOURCE', source);
+          return insertMessage(trx, { conversationId: conversation.id, role: 'visitor', body: message, clientMessageId, now });
+        });
+      } catch (error) {
+        const raced = isUniqueViolation(error) ? await replayed() : undefined;
+        if (raced) return raced;
+        throw error;
+      }
+      setImmediate(() => alerts.notify('reply'));
+      return reply.code(201).send(presentReplyReceipt(conversation.id, messageId, false));
+    },
+  );
+};

@@ -1,0 +1,50 @@
+import type { Generated } from 'kysely';
+
+/** Times are epoch milliseconds in every dialect: one representation, compared and indexed as integers. */
+export interface ConversationsTable {
+  id: string;
+  token_hash: string;
+  /** SHA-256 of the normalised first request, to tell an idempotent retry from a conflict. */
+  fingerprint: string;
+  name: string;
+  invitation_id: string | null;
+  status: string;
+  review_label: string;
+  operator_note: string;
+  created_at: number;
+  updated_at: number;
+  last_message_at: number;
+  message_count: number;
+  /** Visitor messages the operator has not read yet. */
+  unread_count: number;
+  /** Bumped by every change a visitor could see; the visitor read's ETag. */
+  revision: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  conversation_id: string;
+  role: 'visitor' | 'admin';
+  body: string;
+  client_message_id: string | null;
+  created_at: number;
+  seen_at: number | null;
+}
+
+/** Aggregates kept up to date in the same transactions as the rows they count. */
+export interface InboxCountersTable {
+  name: string;
+  value: Generated<number>;
+}
+
+export interface InvitationCountsTable {
+  invitation_id: string;
+  count: number;
+}
+
+export interface InboxTables {
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  inbox_counters: InboxCountersTable;
+  invitation_counts: InvitationCountsTable;
+}

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { LimitName, LimitWindow } from '../config.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Database } from '../store/schema.ts';
+
+type Db = Kysely<Database>;
+
+/**
+ * The one limiter: fixed windows counted in the store with one atomic upsert per window, so a limit
+ * holds exactly across instances. Call `consume` inside the transaction that does the limited work:
+ * when any window is full, or the work fails afterwards, the rollback uncharges every window.
+ */
+export class Limiter {
+  constructor(
+    private readonly limits: Record<LimitName, LimitWindow[]>,
+    private readonly clock: Clock,
+  ) {}
+
+  async consume(db: Db, name: LimitName, key: string, code: 'rate_limited' | 'inbox_at_capacity' = 'rate_limited'): Promise<void> {
+    const now = this.clock.now();
+    for (const window of this.limits[name]) {
+      const { bucket, expiresAt } = this.bucket(name, window, key, now);
+      const charged = await db
+        .insertInto('limit_counters')
+        .values({ bucket, count: 1, expires_at: expiresAt })
+        .onConflict((conflict) =>
+          conflict
+            .column('bucket')
+            .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
+            .where('limit_counters.count', '<', window.count),
+        )
+        .returning('count')
+        .executeTakeFirst();
+      if (!charged) throw this.refusal(code, expiresAt, now);
+    }
+  }
+
+  /** Throws the 429 when any window of `name` is already full for `key`, charging nothing. */
+  async ensureAvailable(db: Db, name: LimitName, key: string): Promise<void> {
+    const now = this.clock.now();
+    for (const window of this.limits[name]) {
+      const { bucket, expiresAt } = this.bucket(name, window, key, now);
+      const row = await db.selectFrom('limit_counters').select('count').where('bucket', '=', bucket).executeTakeFirst();
+      if (row && row.count >= window.count) throw this.refusal('rate_limited', expiresAt, now);
+    }
+  }
+
+  /** Forgets counters whose window has passed. */
+  async removeExpired(db: Db): Promise<number> {
+    const result = await db.deleteFrom('limit_counters').where('expires_at', '<=', this.clock.now()).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  private bucket(name: LimitName, window: LimitWindow, key: string, now: number) {
+    const length = window.seconds * 1000;
+    const start = Math.floor(now / length) * length;
+    return { bucket: `${name}:${window.seconds}:${key}:${start}`, expiresAt: start + length };
+  }
+
+  private refusal(code: 'rate_limited' | 'inbox_at_capacity', expiresAt: number, now: number): ApiError {
+    return new ApiError(code, { retryAfterSeconds: Math.max(1, Math.ceil((expiresAt - now) / 1000)) });
+  }
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as inbox from './0001_inbox.ts';
+
+/** Every migration in order. Append only: a released migration is never edited. */
+export const migrations: Record<string, Migration> = {
+  '0001_inbox': inbox,
+};

@@ -1,0 +1,4 @@
+import type { InboxTables } from '../inbox/tables.ts';
+import type { LimitTables } from '../limits/tables.ts';
+
+export interface Database extends InboxTables, LimitTables {}

@@ -1,0 +1,44 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+
+/** Server-made credentials: 32 CSPRNG bytes as 64 lowercase hex characters (CONTRACT §2). */
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export const HEX_TOKEN_PATTERN = '^[0-9a-fA-F]{64}$';
+const HEX_TOKEN = new RegExp(HEX_TOKEN_PATTERN);
+
+export function isHexToken(value: string): boolean {
+  return HEX_TOKEN.test(value);
+}
+
+/** Hex tokens are case-insensitive, so every path hashes the lowercase form. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token.toLowerCase()).digest('hex');
+}
+
+/** Constant-time equality of two strings (lengths are not secret). */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** True when `token` hashes to `storedHash`, compared in constant time. */
+export function tokenMatches(token: string, storedHash: string): boolean {
+  return safeEqual(hashToken(token), storedHash);
+}
+
+export function keyedHash(key: string, value: string): string {
+  return createHmac('sha256', key).update(value).digest('hex');
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Time-ordered UUIDv7, lowercase. */
+export function newId(): string {
+  return uuidv7();
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Alerts } from '../src/alerts/alerts.ts';
+import { buildApp } from '../src/app.ts';
+import { ManualClock } from '../src/clock.ts';
+import { readConfig, type Config } from '../src/config.ts';
+import { loggerOptions } from '../src/logging.ts';
+import { migrate, openStore, type Store } from '../src/store/database.ts';
+
+export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
+export const RATE_SALT = 'rate-salt-for-tests-0123456789abcdef00';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  clock: ManualClock;
+  logs: string[];
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string | undefined>;
+  alerts?: Alerts;
+  /** Leave ADMIN_TOKEN and RATE_SALT out, as a service that is not configured. */
+  unconfigured?: boolean;
+}
+
+/** A fresh service on its own embedded store, with a movable clock and its log lines captured. */
+export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-test-'));
+  const secrets = options.unconfigured ? {} : { ADMIN_TOKEN, RATE_SALT };
+  const config = readConfig({ ...secrets, DATA_DIR: dataDir, ...options.env });
+  const store = openStore(config);
+  await migrate(store);
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({ config, store, clock, alerts: options.alerts, logger: loggerOptions('debug', stream) });
+  await app.ready();
+  return {
+    app,
+    store,
+    config,
+    clock,
+    logs,
+    inject: (request) => app.inject(request),
+    close: async () => {
+      await app.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export function adminHeaders(): Record<string, string> {
+  return bearer(ADMIN_TOKEN);
+}
+
+export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
+  return response.json() as T;
+}
+
+export interface Created {
+  conversation_id: string;
+  access_token: string;
+  status: string;
+  duplicate: boolean;
+  read_url: string;
+  reply_url: string;
+}
+
+export async function createConversation(
+  t: TestApp,
+  body: Record<string, unknown> = { message: 'Hello operator' },
+  headers: Record<string, string> = {},
+): Promise<Created> {
+  const response = await t.inject({ method: 'POST', url: '/api/conversations', payload: body, headers });
+  if (response.statusCode !== 201) throw new Error(`creation answered ${response.statusCode}: ${response.body}`);
+  return json<Created>(response);
+}
+
+export const hexToken = (fill: string) => fill.repeat(64).slice(0, 64);
