@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerAdmin } from './admin/routes.ts';
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -8,7 +9,7 @@ import { registerDiscovery } from './discovery/routes.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts';
-import { registerApiHeaders, registerRouting } from './http/routing.ts';
+import { answerFrameworkError, registerApiHeaders, registerRouting } from './http/routing.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerInbox } from './inbox/routes.ts';
@@ -54,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: options.config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -104,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerDiscovery);
   await app.register(registerInbox);
+  await app.register(registerAdmin);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

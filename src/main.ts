@@ -1,11 +1,21 @@
 import { config as loadDotenv } from 'dotenv';
 import { buildApp } from './app.ts';
-import { createAlerts } from './alerts/telegram.ts';
+import { RetentionJob } from './admin/retention.ts';
+import { createAlerts, TelegramAlerts } from './alerts/telegram.ts';
+import { systemClock } from './clock.ts';
 import { ConfigError, fillSecretsFromDataDir, readConfig } from './config.ts';
+import { Limiter } from './limits/limiter.ts';
 import { loggerOptions } from './logging.ts';
 import { migrate, openStore } from './store/database.ts';
 
 const USAGE = 'usage: parley [serve]';
+
+/** A start that cannot succeed ends with one line naming the variable to fix: never a stack trace or a secret. */
+function failToStart(variable: string, problem: string, error: unknown): never {
+  const { code } = error as { code?: unknown };
+  console.error(`Parley cannot start: ${variable}: ${problem}${typeof code === 'string' ? ` (${code})` : ''}.`);
+  process.exit(1);
+}
 
 async function serve(): Promise<void> {
   loadDotenv({ quiet: true });
@@ -22,9 +32,24 @@ async function serve(): Promise<void> {
     }
     throw error;
   }
-  const store = openStore(config);
-  await migrate(store);
-  const app = await buildApp({ config, store, alerts: createAlerts(config), logger: loggerOptions(process.env.LOG_LEVEL ?? 'info') });
+  let store;
+  try {
+    store = openStore(config);
+    await migrate(store);
+  } catch (error) {
+    failToStart(config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', 'the store cannot be opened or migrated', error);
+  }
+  const limiter = new Limiter(config.limits, systemClock);
+  // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
+  const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
+  const alerts = createAlerts({ config, store, limiter, logger: log });
+  const app = await buildApp({ config, store, alerts, logger: loggerOptions(process.env.LOG_LEVEL ?? 'info') });
+  const retention = new RetentionJob({ store, limiter, clock: systemClock, retentionDays: config.retentionDays, logger: log });
+  app.addHook('onClose', async () => {
+    await retention.stop();
+    // Let alerts already under way finish (each within its 8-second timeout) before the store closes.
+    if (alerts instanceof TelegramAlerts) await alerts.idle();
+  });
   const shutdown = async () => {
     await app.close();
     await store.close();
@@ -32,7 +57,12 @@ async function serve(): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    failToStart('PORT', `cannot listen on ${config.host}:${config.port}`, error);
+  }
+  retention.start();
 }
 
 export async function main(args: string[]): Promise<void> {

@@ -25,7 +25,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
-  alerts?: Alerts;
+  /** An alert channel, or a function that makes one on this app's store and clock. */
+  alerts?: Alerts | ((deps: { config: Config; store: Store; clock: ManualClock }) => Alerts);
   /** Leave ADMIN_TOKEN and RATE_SALT out, as a service that is not configured. */
   unconfigured?: boolean;
 }
@@ -45,7 +46,8 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
       done();
     },
   });
-  const app = await buildApp({ config, store, clock, alerts: options.alerts, logger: loggerOptions('debug', stream) });
+  const alerts = typeof options.alerts === 'function' ? options.alerts({ config, store, clock }) : options.alerts;
+  const app = await buildApp({ config, store, clock, alerts, logger: loggerOptions('debug', stream) });
   await app.ready();
   return {
     app,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
-import { safeEqual } from '../tokens.ts';
+import { safeEqual, sha256 } from '../tokens.ts';
 import { sourceKey } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -26,7 +26,8 @@ export async function requireAdmin(request: FastifyRequest): Promise<void> {
   const source = requestSource(request);
   await limiter.ensureAvailable(store.db, 'ADMIN_AUTH_FAILURE_SOURCE', source);
   const token = bearerToken(request);
-  if (token !== undefined && config.adminToken !== undefined && safeEqual(token, config.adminToken)) return;
+  // Digests have one length, so the comparison does not reveal the token's length either.
+  if (token !== undefined && config.adminToken !== undefined && safeEqual(sha256(token), sha256(config.adminToken))) return;
   await store.db.transaction().execute((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', source));
   throw new ApiError('admin_token_required');
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError } from './errors.ts';
 import { sendError } from './error-handler.ts';
@@ -29,13 +29,26 @@ export function registerRouting(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Paths the router refuses before any route sees them (a malformed percent-escape, a path segment
+ * longer than Fastify's parameter limit) are addresses of nothing: 404 in the error shape.
+ */
+export function answerFrameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  setApiHeaders(reply);
+  sendError(reply, new ApiError('not_found'));
+}
+
+function setApiHeaders(reply: FastifyReply): void {
+  reply.header('Cache-Control', 'no-store');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Referrer-Policy', 'no-referrer');
+}
+
 /** CONTRACT §1: headers every API response carries. */
 export function registerApiHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.url.startsWith('/api/') || request.url === '/api' || request.url.startsWith('/openapi.json')) {
-      reply.header('Cache-Control', 'no-store');
-      reply.header('X-Content-Type-Options', 'nosniff');
-      reply.header('Referrer-Policy', 'no-referrer');
+      setApiHeaders(reply);
     }
     return payload;
   });

@@ -23,6 +23,15 @@ import { CreationReceipt, FirstContact, FollowUp, VisitorConversation, VisitorRe
 
 const ANONYMOUS = 'Anonymous';
 
+/**
+ * True when `error` may come from losing a race to an identical retry that committed first: the
+ * unique key, or a refusal (limit, full, closed) the winner's commit caused, on PostgreSQL or
+ * across instances. The caller then looks for the winner and answers as the retry it is.
+ */
+function mayBeLostRace(error: unknown): boolean {
+  return isUniqueViolation(error) || (error instanceof ApiError && (error.status === 409 || error.status === 429));
+}
+
 /** What makes two first requests "the same" for an idempotent retry (CONTRACT §3.1). */
 function fingerprint(name: string, invitationId: string | null, message: string): string {
   return sha256(JSON.stringify([name, invitationId, message]));
@@ -68,8 +77,8 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
           return insertConversation(trx, { tokenHash, fingerprint: print, name, invitationId, message: body.message, now: clock.now() });
         });
       } catch (error) {
-        // A racing request with the same client token committed first: this one is its retry.
-        const winner = isUniqueViolation(error) ? await findConversationByTokenHash(store.db, tokenHash) : undefined;
+        const raced = body.client_access_token !== undefined && mayBeLostRace(error);
+        const winner = raced ? await findConversationByTokenHash(store.db, tokenHash) : undefined;
         if (winner) return replay(winner);
         throw error;
       }
@@ -147,7 +156,7 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
           return insertMessage(trx, { conversationId: conversation.id, role: 'visitor', body: message, clientMessageId, now });
         });
       } catch (error) {
-        const raced = isUniqueViolation(error) ? await replayed() : undefined;
+        const raced = mayBeLostRace(error) ? await replayed() : undefined;
         if (raced) return raced;
         throw error;
       }

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { SEED_VERSION, seedStore } from '../scripts/seed.ts';
+import { migrate, openStore, SQLITE_FILE_NAME } from '../src/store/database.ts';
+import { migrations } from '../src/store/migrations/index.ts';
+
+const MARKER_FILE = 'seed.json';
+
+export interface SeededStore {
+  /** The pristine seeded store, kept between runs. */
+  cacheDir: string;
+  reused: boolean;
+  seedSeconds: number | undefined;
+}
+
+/**
+ * The cache key changes with the seed script's source, its version, the list of migrations and the
+ * count, so a cached store is reused only when a new seed would produce the same data shape.
+ */
+function cacheKey(root: string, count: number): string {
+  const hash = createHash('sha256');
+  hash.update(readFileSync(path.join(root, 'scripts', 'seed.ts')));
+  hash.update(`${SEED_VERSION}|${Object.keys(migrations).join(',')}|${count}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Returns a seeded SQLite store under bench/.cache, seeding it first when no matching one is there.
+ * It is built beside the cache and renamed into place only when complete, so an interrupted seed is
+ * never reused; a stale seeded store of the same count (another key) and the leftovers of
+ * interrupted seeds are removed, each is a few hundred MB.
+ */
+export async function seededStore(root: string, count: number, fresh: boolean, log: (line: string) => void): Promise<SeededStore> {
+  const cacheRoot = path.join(root, 'bench', '.cache');
+  const cacheDir = path.join(cacheRoot, `seeded-${count}-${cacheKey(root, count)}`);
+  if (!fresh && existsSync(path.join(cacheDir, MARKER_FILE))) return { cacheDir, reused: true, seedSeconds: undefined };
+
+  mkdirSync(cacheRoot, { recursive: true });
+  for (const entry of readdirSync(cacheRoot)) {
+    const abandoned = entry.startsWith('building-') && !isRunning(Number(entry.slice('building-'.length)));
+    if (entry.startsWith(`seeded-${count}-`) || abandoned) rmSync(path.join(cacheRoot, entry), { recursive: true, force: true });
+  }
+  const building = path.join(cacheRoot, `building-${process.pid}`);
+  log(`Seeding ${count} conversations into ${path.relative(root, cacheDir)} (cached for later runs)...`);
+  const store = openStore({ dataDir: building });
+  let seconds: number;
+  try {
+    await migrate(store);
+    const result = await seedStore(store, { count });
+    seconds = result.milliseconds / 1000;
+    log(`Seeded ${result.conversations} conversations and ${result.messages} messages in ${seconds.toFixed(1)} s.`);
+  } finally {
+    // Closing the last connection checkpoints the WAL into the database file.
+    await store.close();
+  }
+  writeFileSync(path.join(building, MARKER_FILE), `${JSON.stringify({ count, seedVersion: SEED_VERSION, seconds })}\n`);
+  renameSync(building, cacheDir);
+  return { cacheDir, reused: false, seedSeconds: seconds };
+}
+
+/** Copies the pristine seeded store into `dataDir`, so a run's writes never change the cache. */
+export function copySeededStore(cacheDir: string, dataDir: string): void {
+  for (const suffix of ['', '-wal']) {
+    const source = path.join(cacheDir, SQLITE_FILE_NAME + suffix);
+    if (existsSync(source)) copyFileSync(source, path.join(dataDir, SQLITE_FILE_NAME + suffix));
+  }
+}
+
+/** Ids of `size` seeded conversations spread through the store, for the operator read. */
+export async function sampleConversationIds(dataDir: string, size: number): Promise<string[]> {
+  const store = openStore({ dataDir });
+  try {
+    const all = await store.db.selectFrom('conversations').select('id').orderBy('id').execute();
+    const stride = Math.max(1, Math.floor(all.length / size));
+    const ids: string[] = [];
+    for (let index = 0; index < all.length && ids.length < size; index += stride) ids.push(all[index]!.id);
+    return ids;
+  } finally {
+    await store.close();
+  }
+}

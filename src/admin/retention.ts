@@ -1,0 +1,88 @@
+import type { Clock } from '../clock.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import type { Store } from '../store/database.ts';
+import { deleteConversation, staleConversationIds } from './queries.ts';
+
+const DAY_MS = 86_400_000;
+export const RETENTION_INTERVAL_MS = 3_600_000;
+/** Conversations deleted per transaction, and transactions per run: a run is bounded, the next one goes on. */
+const BATCH_SIZE = 200;
+const MAX_BATCHES_PER_RUN = 50;
+
+export interface RetentionOptions {
+  store: Store;
+  limiter: Limiter;
+  clock: Clock;
+  /** RETENTION_DAYS: conversations inactive this long are deleted; 0 keeps them. */
+  retentionDays: number;
+  logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
+  intervalMs?: number;
+}
+
+export interface RetentionResult {
+  conversations: number;
+  limitCounters: number;
+}
+
+/**
+ * The periodic clean-up: deletes conversations whose last activity (updated_at) is older than
+ * RETENTION_DAYS, keeping the overview counters exact, and always forgets expired limit counters.
+ *
+ * Safe to run on several instances at once: each delete is conditional on the row still being
+ * there and still stale, and only the statement that removes a row adjusts the counters, so racing
+ * runs do the work once between them. On PostgreSQL a run would also take
+ * `pg_try_advisory_lock(<constant key>)` at the start of `run` (and skip the run when another
+ * instance holds it) only to save the duplicate work, not for correctness.
+ */
+export class RetentionJob {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(private readonly options: RetentionOptions) {}
+
+  async run(): Promise<RetentionResult> {
+    const { store, limiter, clock, retentionDays } = this.options;
+    let conversations = 0;
+    if (retentionDays > 0) {
+      const cutoff = clock.now() - retentionDays * DAY_MS;
+      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
+        const ids = await staleConversationIds(store.db, cutoff, BATCH_SIZE);
+        if (ids.length === 0) break;
+        conversations += await store.db.transaction().execute(async (trx) => {
+          let deleted = 0;
+          for (const id of ids) if (await deleteConversation(trx, id, cutoff)) deleted += 1;
+          return deleted;
+        });
+        if (ids.length < BATCH_SIZE) break;
+      }
+    }
+    const limitCounters = await limiter.removeExpired(store.db);
+    return { conversations, limitCounters };
+  }
+
+  /** Runs now and then every interval; the timer never keeps the process alive. */
+  start(): void {
+    if (this.timer) return;
+    const tick = () => {
+      if (!this.timer || this.running) return;
+      this.running = this.run()
+        .then((result) => {
+          if (result.conversations > 0) this.options.logger.info({ deleted: result.conversations }, 'retention deleted inactive conversations');
+        })
+        .catch((error: unknown) => this.options.logger.warn({ error: (error as { code?: unknown }).code ?? 'unknown' }, 'retention run failed'))
+        .finally(() => {
+          this.running = undefined;
+        });
+    };
+    this.timer = setInterval(tick, this.options.intervalMs ?? RETENTION_INTERVAL_MS);
+    this.timer.unref();
+    setImmediate(tick);
+  }
+
+  /** Stops the timer and waits for a run in progress to finish. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

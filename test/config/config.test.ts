@@ -1,0 +1,195 @@
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, LIMIT_NAMES, fillSecretsFromDataDir, parseLimit, readConfig } from '../../src/config.ts';
+
+const SECRET = 's'.repeat(32);
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    readConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`readConfig accepted ${JSON.stringify(env)}`);
+}
+
+// CONTRACT §8: configuration.
+describe('readConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = readConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      publicUrl: undefined,
+      databaseUrl: undefined,
+      trustProxy: false,
+      conversationMaxMessages: 200,
+      forumRegistration: 'open',
+      forumModeratorName: 'Moderator',
+      publicDiscussionUrl: undefined,
+      retentionDays: 0,
+      adminToken: undefined,
+      rateSalt: undefined,
+    });
+    expect(config.dataDir).toBe(path.resolve('./data'));
+    expect(config.telegram.apiBase).toBe('https://api.telegram.org');
+    expect(config.limits.CONVERSATION_SOURCE).toEqual([
+      { count: 4, seconds: 3600 },
+      { count: 12, seconds: 86_400 },
+    ]);
+    expect(config.limits.CONVERSATION_GLOBAL).toEqual([
+      { count: 25, seconds: 600 },
+      { count: 200, seconds: 86_400 },
+    ]);
+    expect(config.limits.FOLLOWUP_SOURCE).toEqual([
+      { count: 24, seconds: 3600 },
+      { count: 60, seconds: 86_400 },
+    ]);
+    expect(config.limits.ADMIN_AUTH_FAILURE_SOURCE).toEqual([{ count: 10, seconds: 60 }]);
+    expect(config.limits.ALERT_GLOBAL).toEqual([
+      { count: 4, seconds: 600 },
+      { count: 30, seconds: 86_400 },
+    ]);
+  });
+
+  it('reads well-formed values', () => {
+    const config = readConfig({
+      ADMIN_TOKEN: SECRET,
+      RATE_SALT: SECRET,
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      PUBLIC_URL: 'https://parley.example/',
+      TRUST_PROXY: '10.0.0.0/8, 127.0.0.1, ::1',
+      DATABASE_URL: 'postgresql://parley@127.0.0.1/parley',
+      CONVERSATION_MAX_MESSAGES: '50',
+      FORUM_REGISTRATION: 'invite',
+      LIMIT_FOLLOWUP_SOURCE: '5/30s',
+      RETENTION_DAYS: '30',
+    });
+    expect(config).toMatchObject({
+      adminToken: SECRET,
+      port: 9000,
+      host: '0.0.0.0',
+      publicUrl: 'https://parley.example',
+      trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1'],
+      conversationMaxMessages: 50,
+      forumRegistration: 'invite',
+      retentionDays: 30,
+    });
+    expect(config.limits.FOLLOWUP_SOURCE).toEqual([{ count: 5, seconds: 30 }]);
+    expect(readConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(readConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['ADMIN_TOKEN', 'too-short'],
+    ['RATE_SALT', 'x'.repeat(31)],
+    ['LIMIT_CONVERSATION_SOURCE', 'garbage'],
+    ['LIMIT_CONVERSATION_SOURCE', '4/1h,'],
+    ['LIMIT_CONVERSATION_SOURCE', '0/1h'],
+    ['LIMIT_CONVERSATION_SOURCE', '4/1w'],
+    ['LIMIT_FOLLOWUP_SOURCE', '4'],
+    ['LIMIT_ALERT_GLOBAL', '-4/1h'],
+    ['FORUM_REGISTRATION', 'maybe'],
+    ['TRUST_PROXY', 'nonsense'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '127.0.0.1, nonsense'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:./data.db'],
+    ['CONVERSATION_MAX_MESSAGES', '0'],
+    ['CONVERSATION_MAX_MESSAGES', '201'],
+    ['CONVERSATION_MAX_MESSAGES', 'many'],
+    ['PUBLIC_URL', 'not a url'],
+    ['PUBLIC_URL', 'ftp://parley.example'],
+    ['TELEGRAM_API_BASE', 'api.telegram.org'],
+    ['PUBLIC_DISCUSSION_URL', 'javascript:alert(1)'],
+    ['RETENTION_DAYS', 'forever'],
+  ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
+    const error = configError({ [variable]: value });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  it('never repeats a secret in its error message', () => {
+    const error = configError({ ADMIN_TOKEN: 'short-secret' });
+    expect(error.message).not.toContain('short-secret');
+  });
+
+  it('names each LIMIT_ variable it reads', () => {
+    for (const name of LIMIT_NAMES) {
+      expect(configError({ [`LIMIT_${name}`]: 'x/y' }).message).toMatch(new RegExp(`^LIMIT_${name}:`));
+    }
+  });
+});
+
+describe('parseLimit', () => {
+  it('parses count/window pairs in s, m, h and d', () => {
+    expect(parseLimit('LIMIT_X', '4/1h,12/1d')).toEqual([
+      { count: 4, seconds: 3600 },
+      { count: 12, seconds: 86_400 },
+    ]);
+    expect(parseLimit('LIMIT_X', '10/1m')).toEqual([{ count: 10, seconds: 60 }]);
+    expect(parseLimit('LIMIT_X', '25/10m , 200/1d')).toEqual([
+      { count: 25, seconds: 600 },
+      { count: 200, seconds: 86_400 },
+    ]);
+    expect(parseLimit('LIMIT_X', '3/h')).toEqual([{ count: 3, seconds: 3600 }]);
+    expect(parseLimit('LIMIT_X', '7/45s')).toEqual([{ count: 7, seconds: 45 }]);
+  });
+
+  it.each(['', '4', '/1h', '4/', '4/1x', '4/0h', 'a/1h', '4/1h;12/1d', '1.5/1h'])('refuses %j naming the variable', (raw) => {
+    expect(() => parseLimit('LIMIT_Y', raw)).toThrow(ConfigError);
+    expect(() => parseLimit('LIMIT_Y', raw)).toThrow(/^LIMIT_Y:/);
+  });
+});
+
+describe('fillSecretsFromDataDir', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'parley-config-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('generates both secrets into a mode-0600 file once, then reuses them', () => {
+    const dataDir = tempDir();
+    const first = fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }));
+    expect(first.created).toBe(true);
+    expect(first.config.adminToken).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.config.rateSalt).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(first.secretsFile!).mode & 0o777).toBe(0o600);
+    const second = fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }));
+    expect(second.created).toBe(false);
+    expect(second.config.adminToken).toBe(first.config.adminToken);
+    expect(second.config.rateSalt).toBe(first.config.rateSalt);
+  });
+
+  it('leaves configured secrets alone and writes no file', () => {
+    const dataDir = tempDir();
+    const result = fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: SECRET, RATE_SALT: SECRET }));
+    expect(result.created).toBe(false);
+    expect(result.secretsFile).toBeUndefined();
+    expect(existsSync(path.join(dataDir, 'secrets.json'))).toBe(false);
+    expect(result.config.adminToken).toBe(SECRET);
+  });
+
+  it('answers a damaged secrets file with a ConfigError, not a crash', () => {
+    const dataDir = tempDir();
+    writeFileSync(path.join(dataDir, 'secrets.json'), '{ not json');
+    expect(() => fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }))).toThrow(/^DATA_DIR: .*secrets\.json/);
+    writeFileSync(path.join(dataDir, 'secrets.json'), JSON.stringify({ ADMIN_TOKEN: 'short', RATE_SALT: 'r'.repeat(64) }));
+    expect(() => fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }))).toThrow(ConfigError);
+    writeFileSync(path.join(dataDir, 'secrets.json'), '[]');
+    expect(() => fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }))).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/parley.js', import.meta.url));
+
+/** A port that was free a moment ago: listen on port 0, read the port, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `node bin/parley.js serve` with exactly `env` (plus PATH and HOME): nothing leaks in from the
+ * test runner's environment, so no ADMIN_TOKEN, RATE_SALT or DATABASE_URL unless given.
+ */
+export function serve(env: Record<string, string>, cwd?: string): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        const code = await exited;
+        clearTimeout(timer);
+        return code;
+      }
+      return exited;
+    },
+  };
+}
+
+/** Polls `check` every 100 ms until it returns a value, at most `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until the process answers /api/health with 200, or fails with its output. */
+export async function waitUntilReady(server: ServeProcess, port: number): Promise<{ status: string; version: string }> {
+  return waitFor(
+    `port ${port} to be ready (stdout: ${server.stdout()} stderr: ${server.stderr()})`,
+    async () => {
+      if (server.child.exitCode !== null) throw new Error(`exited ${server.child.exitCode}: ${server.stderr()}`);
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
+        return response.status === 200 ? ((await response.json()) as { status: string; version: string }) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
+}

@@ -1,0 +1,126 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { ERROR_CODES } from '../../src/http/errors.ts';
+import type { AlertKind, Alerts } from '../../src/alerts/alerts.ts';
+import { insertMessage, reserveMessageSlot } from '../../src/inbox/queries.ts';
+import { bearer, type TestApp } from '../helpers.ts';
+
+/**
+ * Store-level stand-ins for operator actions, for tests that must not wait for the admin routes:
+ * they go through the same queries a route uses, so counters and the ETag revision move as they would.
+ */
+export async function insertOperatorMessage(t: TestApp, conversationId: string, body: string): Promise<string> {
+  return t.store.db.transaction().execute(async (trx) => {
+    const now = t.clock.now();
+    await reserveMessageSlot(trx, conversationId, 'admin', now, t.config.conversationMaxMessages);
+    return insertMessage(trx, { conversationId, role: 'admin', body, clientMessageId: null, now });
+  });
+}
+
+/** What the operator read does to the visitor's messages: marks them seen (and changes what the visitor sees). */
+export async function markVisitorMessagesSeenByOperator(t: TestApp, conversationId: string): Promise<void> {
+  await t.store.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('messages')
+      .set({ seen_at: t.clock.now() })
+      .where('conversation_id', '=', conversationId)
+      .where('role', '=', 'visitor')
+      .where('seen_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('conversations')
+      .set((eb) => ({ revision: eb('revision', '+', 1), unread_count: 0 }))
+      .where('id', '=', conversationId)
+      .execute();
+  });
+}
+
+export async function setStatus(t: TestApp, conversationId: string, status: 'open' | 'closed' | 'spam'): Promise<void> {
+  await t.store.db
+    .updateTable('conversations')
+    .set((eb) => ({ status, revision: eb('revision', '+', 1) }))
+    .where('id', '=', conversationId)
+    .execute();
+}
+
+export function readConversation(t: TestApp, conversationId: string, token: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return t.inject({ method: 'GET', url: `/api/conversations/${conversationId}`, headers: { ...bearer(token), ...headers } });
+}
+
+export function reply(
+  t: TestApp,
+  conversationId: string,
+  token: string,
+  payload: Record<string, unknown>,
+  extra: { headers?: Record<string, string>; remoteAddress?: string } = {},
+): Promise<LightMyRequestResponse> {
+  return t.inject({
+    method: 'POST',
+    url: `/api/conversations/${conversationId}/messages`,
+    headers: { ...bearer(token), ...extra.headers },
+    payload,
+    ...(extra.remoteAddress ? { remoteAddress: extra.remoteAddress } : {}),
+  });
+}
+
+export function create(
+  t: TestApp,
+  payload: unknown,
+  extra: { headers?: Record<string, string>; remoteAddress?: string } = {},
+): Promise<LightMyRequestResponse> {
+  return t.inject({
+    method: 'POST',
+    url: '/api/conversations',
+    headers: extra.headers ?? {},
+    payload: payload as Record<string, unknown>,
+    ...(extra.remoteAddress ? { remoteAddress: extra.remoteAddress } : {}),
+  });
+}
+
+export async function countRows(t: TestApp, table: 'conversations' | 'messages' | 'limit_counters'): Promise<number> {
+  const row = await t.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** CONTRACT §1: every error is `{error, code, field?}` with the listed status, plus the API headers. */
+export function expectError(response: LightMyRequestResponse, status: number, code: string, field?: string): void {
+  expect(response.statusCode, response.body).toBe(status);
+  const body = response.json() as Record<string, unknown>;
+  expect(body.code).toBe(code);
+  expect(ERROR_CODES).toContain(body.code);
+  expect(typeof body.error).toBe('string');
+  expect((body.error as string).length).toBeGreaterThan(0);
+  expect(Object.keys(body).every((key) => ['error', 'code', 'field'].includes(key)), `unexpected keys in ${response.body}`).toBe(true);
+  if (field === undefined) expect(body).not.toHaveProperty('field');
+  else expect(body.field).toBe(field);
+  expectApiHeaders(response);
+}
+
+export function expectApiHeaders(response: LightMyRequestResponse): void {
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['x-content-type-options']).toBe('nosniff');
+  expect(response.headers['referrer-policy']).toBe('no-referrer');
+}
+
+/** An alert channel that records the kinds it was asked to send. */
+export function recordingAlerts(): Alerts & { sent: AlertKind[] } {
+  const sent: AlertKind[] = [];
+  return {
+    configured: true,
+    sent,
+    notify: (kind) => void sent.push(kind),
+    deliver: async (kind) => {
+      sent.push(kind);
+      return { sent: true };
+    },
+  };
+}
+
+/** Alerts leave after the response (setImmediate); let them go out before counting. */
+export const alertsFlushed = () => new Promise((resolve) => setTimeout(resolve, 20));
