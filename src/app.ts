@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
-import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts';
+import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
 import { answerFrameworkError, registerApiHeaders, registerRouting } from './http/routing.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
@@ -52,7 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: TRANSPORT_LIMIT_BYTES,
     trustProxy: options.config.trustProxy,
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,

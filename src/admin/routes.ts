@@ -4,8 +4,8 @@ import { requireAdmin } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, ErrorRef, responses } from '../http/schemas.ts';
 import { presentReplyReceipt } from '../inbox/presenters.ts';
-import { findConversation, findMessageByClientId, insertMessage, listMessages, reserveMessageSlot } from '../inbox/queries.ts';
-import { isUniqueViolation } from '../store/errors.ts';
+import { appendMessage } from '../inbox/append.ts';
+import { findConversation, listMessages } from '../inbox/queries.ts';
 import { decodeCursor } from './cursor.ts';
 import { noteLooksLikeSecret } from './notes.ts';
 import { presentList, presentOperatorConversation, presentOverview } from './presenters.ts';
@@ -133,36 +133,24 @@ export const registerAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const id = request.params.conversation_id.toLowerCase();
-      const { message, client_message_id: clientMessageId = null } = request.body;
-
-      const replayed = async () => {
-        if (clientMessageId === null) return undefined;
-        const existing = await findMessageByClientId(store.db, id, 'admin', clientMessageId);
-        if (!existing) return undefined;
-        if (existing.body !== message) throw new ApiError('client_message_id_conflict');
-        return reply.code(200).send(presentReplyReceipt(id, existing.id, true));
-      };
-
-      const earlier = await replayed();
-      if (earlier) return earlier;
-      let messageId: string;
       try {
-        messageId = await store.db.transaction().execute(async (trx) => {
-          const now = clock.now();
-          await reserveMessageSlot(trx, id, 'admin', now, config.conversationMaxMessages);
-          return insertMessage(trx, { conversationId: id, role: 'admin', body: message, clientMessageId, now });
+        const { messageId, duplicate } = await appendMessage(store.db, {
+          conversationId: id,
+          role: 'admin',
+          body: request.body.message,
+          clientMessageId: request.body.client_message_id ?? null,
+          cap: config.conversationMaxMessages,
+          clock,
         });
+        return reply.code(duplicate ? 200 : 201).send(presentReplyReceipt(id, messageId, duplicate));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'conversation_closed') {
           throw new ApiError('conversation_closed', {
             message: 'The conversation is closed or marked as spam; reopen it first (status "open").',
           });
         }
-        const raced = isUniqueViolation(error) ? await replayed() : undefined;
-        if (raced) return raced;
         throw error;
       }
-      return reply.code(201).send(presentReplyReceipt(id, messageId, false));
     },
   );
 

@@ -8,6 +8,7 @@ import { agentGuide } from './guide.ts';
 
 export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
   const { store, config, version } = app.services;
+  let migrationsApplied = false;
 
   app.get(
     '/api/health',
@@ -23,7 +24,9 @@ export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
       let migrationsCheck: 'ok' | 'pending' | 'unknown' = 'ok';
       try {
         await sql`select 1`.execute(store.db);
-        migrationsCheck = (await pendingMigrations(store)) === 0 ? 'ok' : 'pending';
+        // Migrations are never undone, so once all are applied the health check stops asking.
+        migrationsApplied ||= (await pendingMigrations(store)) === 0;
+        migrationsCheck = migrationsApplied ? 'ok' : 'pending';
       } catch {
         storeCheck = 'unreachable';
         migrationsCheck = 'unknown';

@@ -31,6 +31,8 @@ function validationSentence(error: FastifyError, field: string | undefined): str
   const first = error.validation?.[0];
   if (!field) return 'The request body must be a JSON object.';
   if (first?.keyword === 'required') return `The field "${field}" is required.`;
+  // A person reads this sentence: name the problem, not the regular expression.
+  if (first?.keyword === 'pattern') return `The field "${field}" holds characters or a format it does not allow.`;
   return `The field "${field}" ${first?.message ?? 'is not valid'}.`;
 }
 

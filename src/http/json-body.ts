@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './errors.ts';
 
+/** CONTRACT §1: a body over 32 KiB gets 413, counted as the JSON's content in UTF-8. */
 export const BODY_LIMIT_BYTES = 32 * 1024;
+/**
+ * What the socket may carry: a JSON encoder that escapes non-ASCII (Python's default) spends up to
+ * six bytes per UTF-16 unit, and CONTRACT §9 promises that 4000 characters of any text fit.
+ */
+export const TRANSPORT_LIMIT_BYTES = 6 * BODY_LIMIT_BYTES;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 // With the u flag a surrogate pair is one code point, so this matches only unpaired halves.
@@ -33,10 +39,19 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    let value: unknown;
     try {
-      done(null, secureJson.parse(text, refuseLoneSurrogates, { protoAction: 'remove', constructorAction: 'remove' }));
+      // Lone surrogates can only arrive as \u escapes: strict UTF-8 decoding refused the raw ones.
+      const reviver = text.includes('\\u') ? refuseLoneSurrogates : undefined;
+      value = secureJson.parse(text, reviver, { protoAction: 'remove', constructorAction: 'remove' });
     } catch {
       done(new ApiError('invalid_json'), undefined);
+      return;
     }
+    if (buffer.length > BODY_LIMIT_BYTES && Buffer.byteLength(JSON.stringify(value)) > BODY_LIMIT_BYTES) {
+      done(new ApiError('payload_too_large'), undefined);
+      return;
+    }
+    done(null, value);
   });
 }

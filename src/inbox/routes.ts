@@ -5,32 +5,20 @@ import { ApiError } from '../http/errors.ts';
 import { etagMatches } from '../http/etag.ts';
 import { CONVERSATION_BEARER, ConversationIdParams, responses } from '../http/schemas.ts';
 import { baseUrl } from '../http/urls.ts';
-import { isUniqueViolation } from '../store/errors.ts';
 import { hashToken, newToken, sha256 } from '../tokens.ts';
+import { appendMessage, mayBeLostRace } from './append.ts';
 import { authorizeConversation } from './auth.ts';
 import {
   findConversationByTokenHash,
-  findMessageByClientId,
   insertConversation,
-  insertMessage,
   listMessages,
   markOperatorMessagesSeen,
-  reserveMessageSlot,
   type ConversationRow,
 } from './queries.ts';
 import { presentCreationReceipt, presentReplyReceipt, presentVisitorConversation } from './presenters.ts';
 import { CreationReceipt, FirstContact, FollowUp, VisitorConversation, VisitorReplyReceipt } from './schemas.ts';
 
 const ANONYMOUS = 'Anonymous';
-
-/**
- * True when `error` may come from losing a race to an identical retry that committed first: the
- * unique key, or a refusal (limit, full, closed) the winner's commit caused, on PostgreSQL or
- * across instances. The caller then looks for the winner and answers as the retry it is.
- */
-function mayBeLostRace(error: unknown): boolean {
-  return isUniqueViolation(error) || (error instanceof ApiError && (error.status === 409 || error.status === 429));
-}
 
 /** What makes two first requests "the same" for an idempotent retry (CONTRACT §3.1). */
 function fingerprint(name: string, invitationId: string | null, message: string): string {
@@ -134,34 +122,18 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const conversation = request.conversation!;
-      const { message, client_message_id: clientMessageId = null } = request.body;
-
-      const replayed = async () => {
-        if (clientMessageId === null) return undefined;
-        const existing = await findMessageByClientId(store.db, conversation.id, 'visitor', clientMessageId);
-        if (!existing) return undefined;
-        if (existing.body !== message) throw new ApiError('client_message_id_conflict');
-        return reply.code(200).send(presentReplyReceipt(conversation.id, existing.id, true));
-      };
-
-      const earlier = await replayed();
-      if (earlier) return earlier;
       const source = requestSource(request);
-      let messageId: string;
-      try {
-        messageId = await store.db.transaction().execute(async (trx) => {
-          const now = clock.now();
-          await reserveMessageSlot(trx, conversation.id, 'visitor', now, config.conversationMaxMessages);
-          await limiter.consume(trx, 'FOLLOWUP_SOURCE', source);
-          return insertMessage(trx, { conversationId: conversation.id, role: 'visitor', body: message, clientMessageId, now });
-        });
-      } catch (error) {
-        const raced = mayBeLostRace(error) ? await replayed() : undefined;
-        if (raced) return raced;
-        throw error;
-      }
-      setImmediate(() => alerts.notify('reply'));
-      return reply.code(201).send(presentReplyReceipt(conversation.id, messageId, false));
+      const { messageId, duplicate } = await appendMessage(store.db, {
+        conversationId: conversation.id,
+        role: 'visitor',
+        body: request.body.message,
+        clientMessageId: request.body.client_message_id ?? null,
+        cap: config.conversationMaxMessages,
+        clock,
+        charge: (trx) => limiter.consume(trx, 'FOLLOWUP_SOURCE', source),
+      });
+      if (!duplicate) setImmediate(() => alerts.notify('reply'));
+      return reply.code(duplicate ? 200 : 201).send(presentReplyReceipt(conversation.id, messageId, duplicate));
     },
   );
 };

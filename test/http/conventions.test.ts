@@ -67,6 +67,25 @@ describe('HTTP conventions', () => {
       expectError(await post(body, asJson), 413, 'payload_too_large');
       expect(await countRows(t, 'conversations')).toBe(before);
     });
+    it('accepts 4000 emoji sent with every character escaped (48 KB on the wire, 16 KB of content)', async () => {
+      const message = '\u{1F600}'.repeat(4000);
+      const escape = (pair: string) => `\\u${pair.charCodeAt(0).toString(16)}\\u${pair.charCodeAt(1).toString(16)}`;
+      const escaped = JSON.stringify({ message }).replace(/[\u{10000}-\u{10FFFF}]/gu, escape);
+      expect(Buffer.byteLength(escaped)).toBeGreaterThan(BODY_LIMIT_BYTES);
+      const response = await post(escaped, asJson);
+      expect(response.statusCode, response.body).toBe(201);
+      const read = await t.inject({ method: 'GET', url: `/api/conversations/${response.json().conversation_id}`, headers: { authorization: `Bearer ${response.json().access_token}` } });
+      expect(read.json().messages[0].body).toBe(message);
+    });
+
+    it('refuses escaped content that decodes to more than 32 KiB', async () => {
+      const escaped = JSON.stringify({ message: 'sized', pad: 'x'.repeat(BODY_LIMIT_BYTES) }).replace(/x/g, '\\u0078');
+      expectError(await post(escaped, asJson), 413, 'payload_too_large');
+    });
+
+    it('refuses a body larger than the transport limit before parsing it', async () => {
+      expectError(await post(bodyOf(6 * BODY_LIMIT_BYTES + 1), asJson), 413, 'payload_too_large');
+    });
   });
 
   describe('JSON', () => {

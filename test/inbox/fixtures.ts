@@ -2,45 +2,34 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.ts';
 import type { AlertKind, Alerts } from '../../src/alerts/alerts.ts';
-import { insertMessage, reserveMessageSlot } from '../../src/inbox/queries.ts';
-import { bearer, type TestApp } from '../helpers.ts';
+import { adminHeaders, bearer, type TestApp } from '../helpers.ts';
 
-/**
- * Store-level stand-ins for operator actions, for tests that must not wait for the admin routes:
- * they go through the same queries a route uses, so counters and the ETag revision move as they would.
- */
+/** Operator actions through the operator routes, so counters and the visitor's ETag move as in use. */
 export async function insertOperatorMessage(t: TestApp, conversationId: string, body: string): Promise<string> {
-  return t.store.db.transaction().execute(async (trx) => {
-    const now = t.clock.now();
-    await reserveMessageSlot(trx, conversationId, 'admin', now, t.config.conversationMaxMessages);
-    return insertMessage(trx, { conversationId, role: 'admin', body, clientMessageId: null, now });
+  const response = await t.inject({
+    method: 'POST',
+    url: `/api/admin/conversations/${conversationId}/messages`,
+    headers: adminHeaders(),
+    payload: { message: body },
   });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().message_id as string;
 }
 
-/** What the operator read does to the visitor's messages: marks them seen (and changes what the visitor sees). */
+/** The operator read: marks the visitor's messages seen. */
 export async function markVisitorMessagesSeenByOperator(t: TestApp, conversationId: string): Promise<void> {
-  await t.store.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('messages')
-      .set({ seen_at: t.clock.now() })
-      .where('conversation_id', '=', conversationId)
-      .where('role', '=', 'visitor')
-      .where('seen_at', 'is', null)
-      .execute();
-    await trx
-      .updateTable('conversations')
-      .set((eb) => ({ revision: eb('revision', '+', 1), unread_count: 0 }))
-      .where('id', '=', conversationId)
-      .execute();
-  });
+  const response = await t.inject({ method: 'GET', url: `/api/admin/conversations/${conversationId}`, headers: adminHeaders() });
+  expect(response.statusCode, response.body).toBe(200);
 }
 
 export async function setStatus(t: TestApp, conversationId: string, status: 'open' | 'closed' | 'spam'): Promise<void> {
-  await t.store.db
-    .updateTable('conversations')
-    .set((eb) => ({ status, revision: eb('revision', '+', 1) }))
-    .where('id', '=', conversationId)
-    .execute();
+  const response = await t.inject({
+    method: 'POST',
+    url: `/api/admin/conversations/${conversationId}/status`,
+    headers: adminHeaders(),
+    payload: { status },
+  });
+  expect(response.statusCode, response.body).toBe(200);
 }
 
 export function readConversation(t: TestApp, conversationId: string, token: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {

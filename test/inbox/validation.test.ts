@@ -125,6 +125,11 @@ describe('visitor input validation', () => {
       },
     );
 
+    it('explains a refused character in words, not as a regular expression', async () => {
+      const response = await create(t, { message: 'x', name: 'a\u0007b' });
+      expect(response.json().error).toBe('The field "name" holds characters or a format it does not allow.');
+    });
+
     it('refuses NUL in a message (PostgreSQL text cannot hold it; never a 500)', async () => {
       expectError(await create(t, { message: 'before\u0000after' }), 400, 'invalid_request', 'message');
       expectError(await reply(t, conversation.conversation_id, conversation.access_token, { message: 'a\u0000' }), 400, 'invalid_request', 'message');
