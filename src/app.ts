@@ -73,8 +73,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerRouting(app);
   registerApiHeaders(app);
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = trimStrings(request.body);
+    done();
   });
   if (!isConfigured(options.config)) {
     app.addHook('onRequest', async (request, reply) => {

@@ -46,10 +46,11 @@ function setApiHeaders(reply: FastifyReply): void {
 
 /** CONTRACT §1: headers every API response carries. */
 export function registerApiHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Set on arrival (a synchronous hook: no promise per request); every answer, errors included, keeps them.
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.url.startsWith('/api/') || request.url === '/api' || request.url.startsWith('/openapi.json')) {
       setApiHeaders(reply);
     }
-    return payload;
+    done();
   });
 }

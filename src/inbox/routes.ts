@@ -8,6 +8,7 @@ import { baseUrl } from '../http/urls.ts';
 import { hashToken, newToken, sha256 } from '../tokens.ts';
 import { appendMessage, mayBeLostRace } from './append.ts';
 import { authorizeConversation } from './auth.ts';
+import { VisitorReadCache } from './read-cache.ts';
 import {
   findConversationByTokenHash,
   insertConversation,
@@ -28,6 +29,7 @@ function fingerprint(name: string, invitationId: string | null, message: string)
 export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config, alerts } = app.services;
   app.decorateRequest('conversation', null);
+  const readCache = new VisitorReadCache();
 
   app.post(
     '/api/conversations',
@@ -92,17 +94,22 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       let conversation = request.conversation!;
-      if (etagMatches(request.headers['if-none-match'], `"${conversation.revision}"`)) {
-        return reply.code(304).header('ETag', `"${conversation.revision}"`).send();
+      const etag = (revision: number) => `"${revision}"`;
+      if (etagMatches(request.headers['if-none-match'], etag(conversation.revision))) {
+        return reply.code(304).header('ETag', etag(conversation.revision)).send();
       }
+      reply.type('application/json; charset=utf-8');
+      const cached = readCache.get(conversation.id, conversation.revision);
+      if (cached) return reply.header('ETag', etag(conversation.revision)).send(cached);
       let messages = await listMessages(store.db, conversation.id);
       if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
         const marked = await markOperatorMessagesSeen(store.db, conversation.id, clock.now());
         if (!marked.conversation) throw new ApiError('conversation_not_found');
         ({ conversation, messages } = { conversation: marked.conversation, messages: marked.messages });
       }
-      reply.header('ETag', `"${conversation.revision}"`);
-      return presentVisitorConversation(conversation, messages);
+      const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
+      readCache.set(conversation.id, conversation.revision, body);
+      return reply.header('ETag', etag(conversation.revision)).send(body);
     },
   );
 

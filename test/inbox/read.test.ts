@@ -178,4 +178,23 @@ describe('visitor read', () => {
       expect((await reply(t, created.conversation_id, created.access_token, { message: 'anyone?' })).statusCode).toBe(404);
     });
   });
+
+  it('answers repeated reads identically, and every change a visitor can see appears on the next read', async () => {
+    const first = await read();
+    const again = await read();
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers['content-type']).toMatch(/^application\/json/);
+
+    await insertOperatorMessage(t, created.conversation_id, 'operator says hi');
+    const withReply = json<Read>(await read());
+    expect(withReply.messages.map((message) => message.body)).toEqual(['first', 'operator says hi']);
+    expect(withReply.messages[1]!.seen_at).toMatch(ISO_MILLIS);
+
+    await setStatus(t, created.conversation_id, 'closed');
+    expect(json<Read>(await read()).status).toBe('closed');
+
+    await markVisitorMessagesSeenByOperator(t, created.conversation_id);
+    expect(json<Read>(await read()).messages[0]!.seen_at).toMatch(ISO_MILLIS);
+  });
 });
