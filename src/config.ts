@@ -40,6 +40,9 @@ const DEFAULT_LIMITS: Record<LimitName, string> = {
 export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
 export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface Config {
   adminToken: string | undefined;
   rateSalt: string | undefined;
@@ -56,6 +59,7 @@ export interface Config {
   forumModeratorName: string;
   publicDiscussionUrl: string | undefined;
   retentionDays: number;
+  logLevel: LogLevel;
 }
 
 export class ConfigError extends Error {
@@ -179,6 +183,7 @@ export function readConfig(env: Env): Config {
     forumModeratorName: moderatorName,
     publicDiscussionUrl: httpUrl(env, 'PUBLIC_DISCUSSION_URL'),
     retentionDays: integer(env, 'RETENTION_DAYS', 0, 0, 36_500),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }
 

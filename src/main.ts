@@ -43,7 +43,7 @@ async function serve(): Promise<void> {
   // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
   const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
   const alerts = createAlerts({ config, store, limiter, logger: log });
-  const app = await buildApp({ config, store, alerts, logger: loggerOptions(process.env.LOG_LEVEL ?? 'info') });
+  const app = await buildApp({ config, store, alerts, logger: loggerOptions(config.logLevel) });
   const retention = new RetentionJob({ store, limiter, clock: systemClock, retentionDays: config.retentionDays, logger: log });
   app.addHook('onClose', async () => {
     await retention.stop();

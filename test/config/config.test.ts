@@ -98,6 +98,7 @@ describe('readConfig', () => {
     ['LIMIT_FOLLOWUP_SOURCE', '4'],
     ['LIMIT_ALERT_GLOBAL', '-4/1h'],
     ['FORUM_REGISTRATION', 'maybe'],
+    ['LOG_LEVEL', 'verbose'],
     ['TRUST_PROXY', 'nonsense'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', '127.0.0.1, nonsense'],
