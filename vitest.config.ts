@@ -1,4 +1,20 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { adminUrl, unreachableReason } from './test/postgres/databases.ts';
+
+/*
+ * Two projects: every test file runs once on SQLite and once on PostgreSQL (startApp in
+ * test/helpers.ts reads PARLEY_TEST_STORE). test/postgres/ holds PostgreSQL-only tests (several
+ * instances, outages), so only the postgres project runs it. When PostgreSQL does not answer, CI
+ * (CI=true) keeps the project and its global setup fails the run loudly; elsewhere the project is
+ * left out with one message.
+ */
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const postgresDown = ci ? undefined : await unreachableReason();
+if (postgresDown) {
+  console.warn(
+    `\nPostgreSQL at ${adminUrl().replace(/:[^:@/]*@/, ':***@')} is unreachable (${postgresDown}): the postgres test project is skipped; only SQLite runs. Start PostgreSQL or set PARLEY_TEST_DATABASE_URL to run both.\n`,
+  );
+}
 
 export default defineConfig({
   test: {
@@ -6,5 +22,24 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', exclude: [...configDefaults.exclude, 'test/postgres/**'], env: { PARLEY_TEST_STORE: 'sqlite' } },
+      },
+      ...(postgresDown
+        ? []
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                env: { PARLEY_TEST_STORE: 'postgres' },
+                globalSetup: ['test/postgres/global-setup.ts'],
+                setupFiles: ['test/postgres/worker-setup.ts'],
+              },
+            },
+          ]),
+    ],
   },
 });

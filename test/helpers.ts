@@ -8,7 +8,8 @@ import { buildApp } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
 import { readConfig, type Config } from '../src/config.ts';
 import { loggerOptions } from '../src/logging.ts';
-import { migrate, openStore, type Store } from '../src/store/database.ts';
+import { migrate, openStore, type Dialect, type Store } from '../src/store/database.ts';
+import { releaseAppDatabase, takeAppDatabase } from './postgres/app-databases.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 export const RATE_SALT = 'rate-salt-for-tests-0123456789abcdef00';
@@ -31,13 +32,21 @@ export interface TestAppOptions {
   unconfigured?: boolean;
 }
 
-/** A fresh service on its own embedded store, with a movable clock and its log lines captured. */
+/** The store of every started app: PARLEY_TEST_STORE=postgres (the vitest project "postgres") or SQLite. */
+export const TEST_STORE: Dialect = process.env.PARLEY_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * A fresh service on its own store (an embedded SQLite file, or its own PostgreSQL database under
+ * TEST_STORE=postgres), with a movable clock and its log lines captured.
+ */
 export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-test-'));
   const secrets = options.unconfigured ? {} : { ADMIN_TOKEN, RATE_SALT };
-  const config = readConfig({ ...secrets, DATA_DIR: dataDir, ...options.env });
+  const database = TEST_STORE === 'postgres' && !options.env?.DATABASE_URL ? await takeAppDatabase() : undefined;
+  const config = readConfig({ ...secrets, DATA_DIR: dataDir, ...(database && { DATABASE_URL: database.url }), ...options.env });
   const store = openStore(config);
-  await migrate(store);
+  // A PostgreSQL test database is a copy of a template that holds every migration already.
+  if (!database) await migrate(store);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const logs: string[] = [];
   const stream = new Writable({
@@ -58,7 +67,8 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
     inject: (request) => app.inject(request),
     close: async () => {
       await app.close();
-      await store.close();
+      if (database) await releaseAppDatabase(database.name, store);
+      else await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,7 @@ import { deleteConversation, staleConversationIds } from './queries.ts';
 
 const DAY_MS = 86_400_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
-/** Conversations deleted per transaction, and transactions per run: a run is bounded, the next one goes on. */
+/** Conversations looked up per batch, and batches per run: a run is bounded, the next one goes on. */
 const BATCH_SIZE = 200;
 const MAX_BATCHES_PER_RUN = 50;
 
@@ -48,11 +48,11 @@ export class RetentionJob {
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
         const ids = await staleConversationIds(store.db, cutoff, BATCH_SIZE);
         if (ids.length === 0) break;
-        conversations += await store.db.transaction().execute(async (trx) => {
-          let deleted = 0;
-          for (const id of ids) if (await deleteConversation(trx, id, cutoff)) deleted += 1;
-          return deleted;
-        });
+        // One transaction per conversation: each takes its row, then the counters, in the order every
+        // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
+        for (const id of ids) {
+          if (await store.db.transaction().execute((trx) => deleteConversation(trx, id, cutoff))) conversations += 1;
+        }
         if (ids.length < BATCH_SIZE) break;
       }
     }

@@ -8,13 +8,21 @@ declare module 'fastify' {
   }
 }
 
-const STORE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+/**
+ * The store cannot answer now: the connection is refused, lost or timed out (node and PostgreSQL
+ * class 08 and 57P codes), PostgreSQL has no connection slot left (53300) or cancelled a statement
+ * that ran past statement_timeout (57014), or SQLite stayed locked past busy_timeout (SQLITE_BUSY).
+ */
+const STORE_DOWN_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08006', 'SQLITE_BUSY',
+]);
 
 function isStoreUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
   return (
     (code !== undefined && STORE_DOWN_CODES.has(code)) ||
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '')
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message ?? '')
   );
 }
 

@@ -11,7 +11,9 @@ export const counterName = {
 
 /** Adds each delta to its counter, in the caller's transaction; zero deltas are skipped. */
 export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, number>): Promise<void> {
-  for (const [name, delta] of Object.entries(deltas)) {
+  // In name order: transactions bumping the same counters lock their rows in one order, so two
+  // opposite moves (open→closed beside closed→open) cannot deadlock on PostgreSQL.
+  for (const [name, delta] of Object.entries(deltas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (delta === 0) continue;
     await db
       .insertInto('inbox_counters')

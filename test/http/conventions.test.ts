@@ -290,7 +290,7 @@ describe('absolute URLs', () => {
       const port = Number(new URL(await t.app.listen({ host: '127.0.0.1', port: 0 })).port);
       const exchange = (request: string) =>
         new Promise<string>((resolve, reject) => {
-          const socket = connect(port, '127.0.0.1', () => socket.end(request));
+          const socket = connect(port, '127.0.0.1', () => socket.write(request));
           let answer = '';
           socket.setTimeout(5_000, () => socket.destroy(new Error('no answer')));
           socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
-import { createConversation, json, startApp, type Created, type TestApp } from '../helpers.ts';
+import { createConversation, json, startApp, type Created, type TestApp, TEST_STORE } from '../helpers.ts';
 import { create, expectError, readConversation, reply } from './fixtures.ts';
 
 const UPPER_TOKEN = '0123456789ABCDEF'.repeat(4);
@@ -116,18 +116,26 @@ describe('conversation credentials', () => {
         expect(hashes).toContain(createHash('sha256').update(token.toLowerCase()).digest('hex'));
       }
 
-      // Every text cell of every table, then the raw database files (main file and write-ahead log).
-      const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(t.store.db);
+      // Every text cell of every table, then (on SQLite) the raw database files: main file and write-ahead log.
+      const tables =
+        TEST_STORE === 'sqlite'
+          ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(t.store.db)
+          : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(t.store.db);
+      expect(tables.rows.map((row) => row.name)).toContain('conversations');
       const dump: string[] = [];
       for (const { name } of tables.rows) {
         const content = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(t.store.db);
         dump.push(JSON.stringify(content.rows));
       }
-      await sql`pragma wal_checkpoint(PASSIVE)`.execute(t.store.db);
-      const file = path.join(t.config.dataDir, SQLITE_FILE_NAME);
-      const bytes = [file, `${file}-wal`].filter((name) => existsSync(name)).map((name) => readFileSync(name).toString('latin1'));
-      // The scan sees what is stored: the hashes are there in the files.
-      expect(bytes.join('')).toContain(hashes[0]);
+      const bytes: string[] = [];
+      if (TEST_STORE === 'sqlite') {
+        await sql`pragma wal_checkpoint(PASSIVE)`.execute(t.store.db);
+        const file = path.join(t.config.dataDir, SQLITE_FILE_NAME);
+        bytes.push(...[file, `${file}-wal`].filter((name) => existsSync(name)).map((name) => readFileSync(name).toString('latin1')));
+        // The scan sees what is stored: the hashes are there in the files.
+        expect(bytes.join('')).toContain(hashes[0]);
+      }
+      expect(dump.join('')).toContain(hashes[0]);
       const haystack = (dump.join('\n') + bytes.join('')).toLowerCase();
       for (const token of tokens) {
         expect(haystack).not.toContain(token.toLowerCase());

@@ -1,11 +1,18 @@
 import { sql, type Kysely } from 'kysely';
+import { uuidType } from '../dialect.ts';
 
+/*
+ * One schema for both dialects. Ids are native uuid on PostgreSQL (text on SQLite). Times are
+ * epoch-millisecond bigints in both dialects, by design: one representation that compares, sorts,
+ * indexes and serialises identically everywhere, with no time-zone or precision conversion.
+ */
 // Migrations take Kysely<any>: they describe the schema at their point in history, not today's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  const uuid = uuidType(db);
   await db.schema
     .createTable('conversations')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', uuid, (c) => c.primaryKey())
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())
     .addColumn('fingerprint', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -47,8 +54,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('messages')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('conversation_id', 'text', (c) => c.notNull().references('conversations.id').onDelete('cascade'))
+    .addColumn('id', uuid, (c) => c.primaryKey())
+    .addColumn('conversation_id', uuid, (c) => c.notNull().references('conversations.id').onDelete('cascade'))
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
     .addColumn('client_message_id', 'text')
@@ -56,11 +63,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seen_at', 'bigint')
     .execute();
   await db.schema.createIndex('messages_by_conversation').on('messages').columns(['conversation_id', 'id']).execute();
+  // Partial: most messages carry no client_message_id, and only those that do need the unique key.
   await db.schema
     .createIndex('messages_client_id')
     .on('messages')
     .columns(['conversation_id', 'role', 'client_message_id'])
     .unique()
+    .where(sql.ref('client_message_id'), 'is not', null)
     .execute();
 
   await db.schema

@@ -1,0 +1,87 @@
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { isUniqueViolation } from '../../src/store/errors.ts';
+import { createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+
+/** Store behaviour every dialect must share; this file runs once on SQLite and once on PostgreSQL. */
+describe(`the store (${TEST_STORE})`, () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('runs on the dialect the test project asks for', async () => {
+    t = await startApp();
+    expect(t.store.dialect).toBe(TEST_STORE);
+  });
+
+  it('gives every started app an empty store, even one started after another app wrote', async () => {
+    const first = await startApp();
+    await createConversation(first);
+    await first.close();
+    t = await startApp();
+    expect(await t.store.db.selectFrom('conversations').select('id').execute()).toEqual([]);
+    expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]);
+  });
+
+  it('reads epoch-millisecond times and counts back as exact numbers', async () => {
+    t = await startApp();
+    t.clock.advance(200 * 365 * 86_400_000); // far past 2^32 seconds, still exact as a double
+    const created = await createConversation(t);
+    const row = await t.store.db.selectFrom('conversations').select(['id', 'created_at', 'message_count']).executeTakeFirstOrThrow();
+    expect(row).toEqual({ id: created.conversation_id, created_at: t.clock.now(), message_count: 1 });
+    const counted = await t.store.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    expect(Number(counted.count)).toBe(1);
+  });
+
+  it('recognises a duplicate key as a unique violation', async () => {
+    t = await startApp();
+    await createConversation(t);
+    const row = await t.store.db.selectFrom('conversations').selectAll().executeTakeFirstOrThrow();
+    const duplicate = await t.store.db
+      .insertInto('conversations')
+      .values({ ...row, id: '01900000-0000-7000-8000-000000000001' })
+      .execute()
+      .then(() => undefined, (error: unknown) => error);
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    expect(isUniqueViolation(new Error('something else'))).toBe(false);
+  });
+
+  it('answers 503 store_unavailable with Retry-After, not a hang or a 500, while the store stays locked', async () => {
+    t = await startApp();
+    const started = Date.now();
+    let response;
+    if (t.store.dialect === 'sqlite') {
+      // Another process holds SQLite's write lock past busy_timeout (5 s).
+      const other = new SQLite(path.join(t.config.dataDir, SQLITE_FILE_NAME));
+      other.exec('begin immediate');
+      try {
+        response = await t.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'blocked' } });
+      } finally {
+        other.exec('rollback');
+        other.close();
+      }
+    } else {
+      // Another session holds a lock past statement_timeout (8 s).
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      try {
+        await other.query('begin; lock table conversations in access exclusive mode');
+        response = await t.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'blocked', client_access_token: 'b'.repeat(64) } });
+      } finally {
+        await other.query('rollback');
+        await other.end();
+      }
+    }
+    expect(response.statusCode).toBe(503);
+    expect(json(response)).toMatchObject({ code: 'store_unavailable' });
+    expect(response.headers['retry-after']).toBe('5');
+    expect(Date.now() - started).toBeLessThan(12_000);
+    // The lock is gone: the same request now succeeds.
+    expect((await t.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'free again' } })).statusCode).toBe(201);
+  });
+});
