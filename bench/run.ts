@@ -5,7 +5,9 @@
  *
  * Flags (or environment): --duration (BENCH_DURATION, seconds, default 10), --connections
  * (BENCH_CONNECTIONS, 50), --warmup (BENCH_WARMUP, seconds, 3), --seed-count (BENCH_SEED_COUNT,
- * 100000), --fresh-seed (reseed even when a cached seeded store matches), --skip-operator, --output.
+ * 100000), --fresh-seed (reseed even when a cached seeded store matches), --skip-operator, --output,
+ * --store sqlite|postgres (BENCH_STORE). On PostgreSQL (BENCH_DATABASE_URL, default the local test
+ * server) the run uses a fresh database, dropped afterwards, and also measures two instances on it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,10 @@ import { measure, type Endpoint, type LoadSettings, type Measurement } from './l
 import { freePort, HOST, installCleanup, removeTempDir, startServer, tempDir, type Server } from './processes.ts';
 import { formatTable, targetVerdicts, type Row } from './report.ts';
 import { copySeededStore, sampleConversationIds, seededStore } from './seeded-store.ts';
+import { DEFAULT_ADMIN_URL, freshDatabase, newRunId } from '../test/postgres/databases.ts';
+
+/** The PostgreSQL server (and an existing database on it) where the bench makes its own database. */
+const benchAdminUrl = () => process.env.BENCH_DATABASE_URL || DEFAULT_ADMIN_URL;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG_LEVEL = 'warn';
@@ -31,10 +37,11 @@ const OPERATOR_READ_IDS = 200;
 const LATER_PAGE = 50;
 const SETUP_SECONDS = 600;
 const PER_ENDPOINT_MARGIN_S = 45;
-const ENDPOINT_COUNT = 10;
+const ENDPOINT_COUNT = 12;
 const BASELINE_SPREAD_WARNING = 0.2;
 
 interface Options extends LoadSettings {
+  store: 'sqlite' | 'postgres';
   seedCount: number;
   freshSeed: boolean;
   skipOperator: boolean;
@@ -61,10 +68,17 @@ function readOptions(): Options {
       'fresh-seed': { type: 'boolean', default: false },
       'skip-operator': { type: 'boolean', default: false },
       output: { type: 'string' },
+      store: { type: 'string' },
     },
   });
+  const store = values.store ?? process.env.BENCH_STORE ?? 'sqlite';
+  if (store !== 'sqlite' && store !== 'postgres') {
+    console.error(`bench: --store / BENCH_STORE must be sqlite or postgres, got "${store}"`);
+    process.exit(2);
+  }
   const env = process.env;
   return {
+    store,
     duration: whole('--duration / BENCH_DURATION', values.duration ?? env.BENCH_DURATION, 10, 1, 600),
     connections: whole('--connections / BENCH_CONNECTIONS', values.connections ?? env.BENCH_CONNECTIONS, 50, 1, 1_000),
     warmup: whole('--warmup / BENCH_WARMUP', values.warmup ?? env.BENCH_WARMUP, 3, 0, 60),
@@ -79,28 +93,40 @@ function readOptions(): Options {
  * Parley's environment: fresh secrets, a temporary store, every limit raised through configuration,
  * and every other documented variable blank, so a developer's `.env` cannot change what is measured.
  */
-function parleyEnv(dataDir: string, port: number): Record<string, string> {
+interface Deployment {
+  dataDir: string;
+  /** PostgreSQL database shared by every instance; unset runs on SQLite in dataDir. */
+  databaseUrl?: string;
+  /** Instances of one deployment share their secrets, as a load balancer's pool must. */
+  secrets: { ADMIN_TOKEN: string; RATE_SALT: string };
+}
+
+function newDeployment(dataDir: string, databaseUrl?: string): Deployment {
+  return { dataDir, ...(databaseUrl ? { databaseUrl } : {}), secrets: { ADMIN_TOKEN: randomBytes(32).toString('hex'), RATE_SALT: randomBytes(32).toString('hex') } };
+}
+
+function parleyEnv(deployment: Deployment, port: number): Record<string, string> {
   const env: Record<string, string> = {
-    ADMIN_TOKEN: randomBytes(32).toString('hex'),
-    RATE_SALT: randomBytes(32).toString('hex'),
+    ...deployment.secrets,
     HOST,
     PORT: String(port),
-    DATA_DIR: dataDir,
+    DATA_DIR: deployment.dataDir,
     LOG_LEVEL,
   };
   for (const name of LIMIT_NAMES) env[`LIMIT_${name}`] = RAISED_LIMIT;
   for (const name of [
-    'DATABASE_URL', 'TELEGRAM_BOT_TOKEN', 'TELEGRAM_CHAT_ID', 'TELEGRAM_API_BASE', 'PUBLIC_URL', 'TRUST_PROXY',
+    'TELEGRAM_BOT_TOKEN', 'TELEGRAM_CHAT_ID', 'TELEGRAM_API_BASE', 'PUBLIC_URL', 'TRUST_PROXY',
     'CONVERSATION_MAX_MESSAGES', 'FORUM_REGISTRATION', 'FORUM_MODERATOR_NAME', 'PUBLIC_DISCUSSION_URL', 'RETENTION_DAYS',
   ]) {
     env[name] = '';
   }
+  env.DATABASE_URL = deployment.databaseUrl ?? '';
   return env;
 }
 
-async function startParley(name: string, dataDir: string): Promise<Server & { adminToken: string; maxMessages: number }> {
+async function startParley(name: string, deployment: Deployment): Promise<Server & { adminToken: string; maxMessages: number }> {
   const port = await freePort();
-  const env = parleyEnv(dataDir, port);
+  const env = parleyEnv(deployment, port);
   const server = await startServer({ name, args: [path.join(ROOT, 'bin', 'parley.js'), 'serve'], env, port, readyPath: '/api/health', cwd: ROOT });
   return { ...server, adminToken: env.ADMIN_TOKEN!, maxMessages: readConfig(env).conversationMaxMessages };
 }
@@ -212,12 +238,14 @@ async function measureBaseline(server: Server, settings: LoadSettings, when: 'st
   return measureLogged(server, { ...BASELINE_ENDPOINT, key: `baseline_${when}`, label: `baseline, bare Fastify (${when})` }, settings);
 }
 
-async function benchVisitor(settings: LoadSettings, baselineRps: number): Promise<{ rows: Measurement[]; notes: string[] }> {
+async function benchVisitor(settings: LoadSettings, baselineRps: number, databaseUrl?: string): Promise<{ rows: Measurement[]; notes: string[] }> {
   const dataDir = tempDir('parley-bench-');
-  const server = await startParley('parley', dataDir);
+  const deployment = newDeployment(dataDir, databaseUrl);
+  const server = await startParley('parley', deployment);
   const notes: string[] = [];
+  let second: Server | undefined;
   try {
-    console.log(`Parley on an empty SQLite store in ${dataDir}, on ${server.url}`);
+    console.log(`Parley on an empty ${databaseUrl ? 'PostgreSQL database' : `SQLite store in ${dataDir}`}, on ${server.url}`);
     const reading = await createConversation(server.url, 'Benchmark conversation to read');
     for (let index = 1; index < READ_CONVERSATION_MESSAGES; index += 1) await followUp(server.url, reading, index);
     const first = await call(server.url, 'GET', `/api/conversations/${reading.id}`, { token: reading.token });
@@ -225,7 +253,8 @@ async function benchVisitor(settings: LoadSettings, baselineRps: number): Promis
 
     // Room for every follow-up the run could send even at the baseline's rate, which Parley cannot beat.
     const perConversation = server.maxMessages - 1 - CAP_MARGIN;
-    const expected = baselineRps * (settings.warmup + settings.duration) * 1.5;
+    const writeRounds = databaseUrl ? 2 : 1; // on PostgreSQL the follow-up is measured again on two instances
+    const expected = baselineRps * (settings.warmup + settings.duration) * 1.5 * writeRounds;
     const poolSize = Math.min(MAX_WRITE_POOL, Math.max(SETUP_CONCURRENCY, Math.ceil(expected / perConversation) + 4));
     const pool = await createConversations(server.url, poolSize);
     const rotation = writeRotation(pool, perConversation);
@@ -257,12 +286,45 @@ async function benchVisitor(settings: LoadSettings, baselineRps: number): Promis
     ];
     const rows: Measurement[] = [];
     for (const endpoint of endpoints) rows.push(await measureLogged(server, endpoint, settings));
+    if (databaseUrl) {
+      // The same two routes with a second instance on the same database, each taking half the connections.
+      second = await startParley('parley (second instance)', deployment);
+      console.log(`Second instance on the same database, on ${second.url}`);
+      for (const endpoint of endpoints.filter(({ key }) => key === 'visitor_read' || key === 'followup_write')) {
+        rows.push(await measureAcross([server, second], { ...endpoint, key: `${endpoint.key}_2_instances`, label: `${endpoint.label}, 2 instances` }, settings));
+      }
+    }
     if (rotation.overflow() > 0) notes.push(`follow-up write: ${rotation.overflow()} requests went past the prepared room (expect 409s).`);
     return { rows, notes };
   } finally {
+    await second?.stop();
     await server.stop();
     removeTempDir(dataDir);
   }
+}
+
+/** One endpoint loaded on several instances at once, connections split evenly; rates add up. */
+async function measureAcross(servers: Server[], endpoint: Endpoint, settings: LoadSettings): Promise<Measurement> {
+  process.stdout.write(`  ${endpoint.label} ... `);
+  const share = { ...settings, connections: Math.max(1, Math.floor(settings.connections / servers.length)) };
+  const parts = await Promise.all(servers.map((server) => measure(server.url, endpoint, share)));
+  const statusCounts: Record<string, number> = {};
+  for (const part of parts) for (const [status, count] of Object.entries(part.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  const combined: Measurement = {
+    key: endpoint.key,
+    label: endpoint.label,
+    requestsPerSecond: parts.reduce((sum, part) => sum + part.requestsPerSecond, 0),
+    // Percentiles cannot be merged exactly; the worse instance's is the honest bound.
+    p50Ms: Math.max(...parts.map((part) => part.p50Ms)),
+    p99Ms: Math.max(...parts.map((part) => part.p99Ms)),
+    unexpected: parts.reduce((sum, part) => sum + part.unexpected, 0),
+    errors: parts.reduce((sum, part) => sum + part.errors, 0),
+    total: parts.reduce((sum, part) => sum + part.total, 0),
+    seconds: Math.max(...parts.map((part) => part.seconds)),
+    statusCounts,
+  };
+  console.log(`${Math.round(combined.requestsPerSecond)} req/s`);
+  return combined;
 }
 
 type OperatorResult = { rows: Measurement[]; unavailable: { key: string; label: string; reason: string }[] };
@@ -274,7 +336,7 @@ async function benchOperator(settings: LoadSettings, options: Options, meta: Rec
   const dataDir = tempDir('parley-bench-seeded-');
   copySeededStore(seeded.cacheDir, dataDir);
   const readIds = await sampleConversationIds(dataDir, OPERATOR_READ_IDS);
-  const server = await startParley('parley (seeded)', dataDir);
+  const server = await startParley('parley (seeded)', newDeployment(dataDir));
   const result: OperatorResult = { rows: [], unavailable: [] };
   try {
     console.log(`Parley on a copy of the store seeded with ${options.seedCount} conversations, on ${server.url}`);
@@ -361,7 +423,14 @@ async function main(): Promise<void> {
 
   const baselineServer = await startBaseline();
   const baselineStart = await measureBaseline(baselineServer, settings, 'start');
-  const visitor = await benchVisitor(settings, baselineStart.requestsPerSecond);
+  const database = options.store === 'postgres' ? await freshDatabase(newRunId(), 'bench', benchAdminUrl()) : undefined;
+  let visitor: Awaited<ReturnType<typeof benchVisitor>>;
+  try {
+    visitor = await benchVisitor(settings, baselineStart.requestsPerSecond, database?.url);
+  } finally {
+    await database?.drop();
+  }
+  // The operator routes are measured on the seeded SQLite store in either mode.
   const operator = options.skipOperator ? { rows: [], unavailable: [] } : await benchOperator(settings, options, meta);
   console.log('Baseline again, to see how much the machine\'s load moved during the run');
   const baselineEnd = await measureBaseline(baselineServer, settings, 'end');
@@ -395,7 +464,7 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     load_average_before: loadBefore,
     load_average_after: loadAfter,
-    settings: { connections: settings.connections, warmup_seconds: settings.warmup, duration_seconds: settings.duration, store: 'sqlite', log_level: LOG_LEVEL },
+    settings: { connections: settings.connections, warmup_seconds: settings.warmup, duration_seconds: settings.duration, store: options.store, log_level: LOG_LEVEL },
     ...meta,
     baseline_requests_per_second: Math.round(baselineRps),
     baseline_spread: Number(baselineSpread.toFixed(3)),
