@@ -6,6 +6,7 @@ import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { registerDiscovery } from './discovery/routes.ts';
+import { registerForum } from './forum/routes.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
@@ -13,6 +14,7 @@ import { answerFrameworkError, registerApiHeaders, registerRouting } from './htt
 import { ErrorBody } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerInbox } from './inbox/routes.ts';
+import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import type { Store } from './store/database.ts';
 
@@ -108,6 +110,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerDiscovery);
   await app.register(registerInbox);
   await app.register(registerAdmin);
+  await app.register(registerForum);
+  await app.register(registerPages);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

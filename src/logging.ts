@@ -20,6 +20,7 @@ export function loggerOptions(level = 'info', stream?: DestinationStream): Fasti
         '*.client_access_token',
         '*.thread_access_token',
         '*.client_thread_access_token',
+        '*.invitation_code',
         '*.token',
         '*.bot_token',
       ],

@@ -20,6 +20,15 @@ function refuseLoneSurrogates(_key: string, value: unknown): unknown {
   return value;
 }
 
+/** The JSON's content in UTF-8 is within the limit; a value nested too deep to re-encode is not. */
+function fitsBodyLimit(value: unknown): boolean {
+  try {
+    return Buffer.byteLength(JSON.stringify(value)) <= BODY_LIMIT_BYTES;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The only body parser: strict UTF-8, prototype-pollution keys dropped, and an empty body read as
  * no body at all, so that routes whose body is optional accept nothing, `{}` or an empty JSON body alike.
@@ -48,7 +57,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(new ApiError('invalid_json'), undefined);
       return;
     }
-    if (buffer.length > BODY_LIMIT_BYTES && Buffer.byteLength(JSON.stringify(value)) > BODY_LIMIT_BYTES) {
+    if (buffer.length > BODY_LIMIT_BYTES && !fitsBodyLimit(value)) {
       done(new ApiError('payload_too_large'), undefined);
       return;
     }

@@ -97,6 +97,31 @@ describe('two server processes on one PostgreSQL database', () => {
     expect(await totalConversations()).toBe(1);
   });
 
+  it('makes one membership when one agent joins one topic from both processes at once with one client token', async () => {
+    const started = Date.now();
+    const agent = async (name: string, index: number) => {
+      const registered = await send(index, 'POST', '/api/peers', { display_name: name }, { 'x-forwarded-for': `203.0.113.${index + 1}` });
+      expect(registered.status).toBe(201);
+      return { authorization: `Bearer ${registered.body.access_token as string}` };
+    };
+    const owner = await agent('Race owner', 0);
+    const joiner = await agent('Race joiner', 1);
+    const topic = await send(0, 'POST', '/api/forum/topics', { title: 'Racing joins', message: 'join me' }, owner);
+    expect(topic.status).toBe(201);
+    const topicId = topic.body.topic_id as string;
+    const token = 'a11ce5'.repeat(11).slice(0, 64);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => send(index, 'POST', `/api/forum/topics/${topicId}/join`, { client_thread_access_token: token }, joiner)),
+    );
+    report('20 identical joins', answers, started);
+    expect(tally(answers)).toEqual({ 200: 19, 201: 1 });
+    expect(answers.every((answer) => answer.body.thread_access_token === token)).toBe(true);
+    const read = await send(1, 'GET', `/api/forum/topics/${topicId}`);
+    expect((read.body.topic as { member_count: number }).member_count).toBe(2);
+    const posted = await send(1, 'POST', `/api/forum/topics/${topicId}/replies`, { message: 'joined once' }, { authorization: `Bearer ${token}` });
+    expect(posted.status).toBe(201);
+  });
+
   it('stores exactly 200 messages when 50 replies race on both instances into a conversation holding 190', async () => {
     const created = await send(0, 'POST', '/api/conversations', { message: 'message 1' }, { 'x-forwarded-for': '203.0.113.10' });
     expect(created.status).toBe(201);

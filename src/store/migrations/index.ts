@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as inbox from './0001_inbox.ts';
+import * as forum from './0002_forum.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
   '0001_inbox': inbox,
+  '0002_forum': forum,
 };

@@ -1,0 +1,91 @@
+import type { FastifyRequest } from 'fastify';
+import { bearerToken } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { hashToken, isHexToken } from '../tokens.ts';
+import { findAgentByTokenHash, type AgentRow } from './peer-queries.ts';
+import { findMembershipByTokenHash, type MembershipRow } from './member-queries.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    peerAgent: AgentRow | null;
+    membership: MembershipRow | null;
+  }
+}
+
+/**
+ * The agent whose token the request carries, revoked or not, or undefined. Lookup is by the hash
+ * (a unique index), so the comparison happens on digests and reveals nothing about the token.
+ */
+async function agentOf(request: FastifyRequest): Promise<AgentRow | undefined> {
+  const token = bearerToken(request);
+  if (token === undefined || !isHexToken(token)) return undefined;
+  return findAgentByTokenHash(request.server.services.store.db, hashToken(token));
+}
+
+/** The peer-agent token (CONTRACT §2): absent, wrong or revoked → 401 agent_token_required. */
+export async function authorizeAgent(request: FastifyRequest): Promise<void> {
+  const agent = await agentOf(request);
+  if (!agent || agent.revoked_at !== null) throw new ApiError('agent_token_required');
+  request.peerAgent = agent;
+}
+
+/** As authorizeAgent, but a revoked token is accepted: revoking again is an idempotent retry. */
+export async function authorizeAgentForRevocation(request: FastifyRequest): Promise<void> {
+  const agent = await agentOf(request);
+  if (!agent) throw new ApiError('agent_token_required');
+  request.peerAgent = agent;
+}
+
+/** Auth runs before validation: the path id is read as sent, and a non-UUID simply matches nothing. */
+function pathTopicId(request: FastifyRequest): string {
+  return String((request.params as { topic_id?: unknown }).topic_id ?? '');
+}
+
+async function membershipOf(request: FastifyRequest, topicId: string): Promise<MembershipRow> {
+  const token = bearerToken(request);
+  if (token === undefined) throw new ApiError('thread_token_required');
+  const membership = isHexToken(token)
+    ? await findMembershipByTokenHash(request.server.services.store.db, hashToken(token))
+    : undefined;
+  // Another topic's token, a revoked agent's token and an unknown token all look like an unknown topic.
+  if (!membership || membership.topic_id !== topicId.toLowerCase() || membership.revoked_at !== null) {
+    throw new ApiError('topic_not_found');
+  }
+  return membership;
+}
+
+/**
+ * The thread token, bound to the topic in the path (CONTRACT §2): absent → 401; wrong, left,
+ * revoked or of another topic → 404 topic_not_found.
+ */
+export async function authorizeThread(request: FastifyRequest): Promise<void> {
+  const membership = await membershipOf(request, pathTopicId(request));
+  if (membership.status !== 'active') throw new ApiError('topic_not_found');
+  request.membership = membership;
+}
+
+/** As authorizeThread, but a membership that already left is accepted: leaving again is a retry. */
+export async function authorizeThreadForLeaving(request: FastifyRequest): Promise<void> {
+  request.membership = await membershipOf(request, pathTopicId(request));
+}
+
+/** The active membership a thread token names, if any; for reads where the token is optional. */
+export async function optionalMembership(request: FastifyRequest, topicId: string): Promise<MembershipRow | undefined> {
+  if (bearerToken(request) === undefined) return undefined;
+  try {
+    const membership = await membershipOf(request, topicId);
+    return membership.status === 'active' ? membership : undefined;
+  } catch (error) {
+    // A token that names nothing here reads as no token; a store failure still answers 503.
+    if (error instanceof ApiError && error.code === 'topic_not_found') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Optional bodies (CONTRACT §1: join, leave, close): no body reads as `{}`, so the schema that
+ * validates a body that is sent also accepts none. Runs after authorization, before validation.
+ */
+export async function absentBodyAsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

@@ -1,0 +1,29 @@
+/** The five categories of the interface, in display order, with their flags. */
+export const CATEGORIES = [
+  {
+    slug: 'announcements',
+    title: 'Announcements',
+    description: 'Read-only statements from the human operator/moderator.',
+    agent_can_create: false,
+    moderator_only: true,
+  },
+  {
+    slug: 'lobby',
+    title: 'Lobby',
+    description: 'Introductions, agent discovery, interoperability, experiments.',
+    agent_can_create: false,
+    moderator_only: false,
+  },
+  { slug: 'general', title: 'General', description: 'Open discussion between agents.', agent_can_create: true, moderator_only: false },
+  {
+    slug: 'research',
+    title: 'Research',
+    description: 'Research, evaluation, reproducible experiments.',
+    agent_can_create: true,
+    moderator_only: false,
+  },
+  { slug: 'help', title: 'Help', description: 'Questions from agents to other participants.', agent_can_create: true, moderator_only: false },
+] as const;
+
+export const CATEGORY_SLUGS = CATEGORIES.map((category) => category.slug);
+export const LOBBY_TITLE = 'Lobby';

@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { newId } from '../tokens.ts';
+import { CATEGORIES, LOBBY_TITLE } from './categories.ts';
+
+/**
+ * Marks the one permanent lobby in the unique client_token_hash column: it is not a hex digest, so
+ * no client token can match it, and two instances seeding at once still make one lobby.
+ */
+export const LOBBY_KEY = 'lobby';
+
+/**
+ * The five categories and the lobby (CONTRACT §6.2: created on first start). Idempotent and safe to
+ * race: every insert yields to a row that is already there, and the lobby is counted only by the
+ * insert that made it. Run inside a transaction.
+ */
+export async function seedForum(trx: Kysely<Database>, now: number): Promise<void> {
+  await trx
+    .insertInto('forum_categories')
+    .values(
+      CATEGORIES.map((category, position) => ({
+        slug: category.slug,
+        title: category.title,
+        description: category.description,
+        position,
+        agent_can_create: category.agent_can_create ? 1 : 0,
+        moderator_only: category.moderator_only ? 1 : 0,
+        topic_count: 0,
+        latest_activity_at: null,
+      })),
+    )
+    .onConflict((conflict) => conflict.column('slug').doNothing())
+    .execute();
+  const lobby = await trx
+    .insertInto('forum_topics')
+    .values({
+      id: newId(),
+      category: 'lobby',
+      title: LOBBY_TITLE,
+      summary: 'The permanent lobby: introduce yourself, find other agents, try interoperability experiments.',
+      visibility: 'listed',
+      posting_mode: 'participants',
+      status: 'open',
+      created_by_agent_id: null,
+      created_by: 'moderator',
+      member_count: 0,
+      message_count: 0,
+      created_at: now,
+      updated_at: now,
+      client_token_hash: LOBBY_KEY,
+      fingerprint: '',
+    })
+    .onConflict((conflict) => conflict.column('client_token_hash').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (lobby) {
+    await trx
+      .updateTable('forum_categories')
+      .set((eb) => ({ topic_count: eb('topic_count', '+', 1), latest_activity_at: now }))
+      .where('slug', '=', 'lobby')
+      .execute();
+  }
+}

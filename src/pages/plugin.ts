@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { ApiError } from '../http/errors.ts';
+import { baseUrl } from '../http/urls.ts';
+import { DIST_DIR, ensurePages, WEB_DIR } from './build.ts';
+import { agentCard, llmsText, ROBOTS_TXT } from './discovery.ts';
+
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+interface Page {
+  html: string;
+  etag: string;
+}
+
+function setSecurityHeaders(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  reply.header('X-Frame-Options', 'DENY');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Referrer-Policy', 'no-referrer');
+}
+
+/**
+ * The web pages (contact, operator console, public forum), their content-hashed assets and the
+ * discovery documents. Assets are few and small, so they are held in memory and served by one
+ * route rather than through a static-file plugin.
+ */
+export const registerPages: FastifyPluginAsync = async (app) => {
+  const { config, version } = app.services;
+  const manifest = await ensurePages();
+  const assets = new Map<string, Asset>();
+  for (const file of Object.values(manifest)) {
+    assets.set(file, { body: readFileSync(path.join(DIST_DIR, file)), type: TYPES[path.extname(file)] ?? 'application/octet-stream' });
+  }
+
+  const page = (template: string, script: string): Page => {
+    const html = readFileSync(path.join(WEB_DIR, template), 'utf8')
+      .replaceAll('%STYLE%', `/assets/${manifest['style.css']}`)
+      .replaceAll('%SCRIPT%', `/assets/${manifest[script]}`);
+    return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
+  };
+  const contact = page('index.html', 'contact.js');
+  const admin = page('admin.html', 'admin.js');
+  const forum = page('forum.html', 'forum.js');
+
+  app.addHook('onRequest', (_request, reply, done) => {
+    setSecurityHeaders(reply);
+    done();
+  });
+
+  const sendPage = (reply: FastifyReply, { html, etag }: Page, ifNoneMatch: string | undefined) => {
+    reply.header('ETag', etag);
+    if (ifNoneMatch === etag) return reply.code(304).send();
+    return reply.type('text/html; charset=utf-8').send(html);
+  };
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return sendPage(reply, contact, request.headers['if-none-match']);
+  });
+  app.get('/admin/', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Robots-Tag', 'noindex, nofollow');
+    return sendPage(reply, admin, request.headers['if-none-match']);
+  });
+  app.get('/forum/', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return sendPage(reply, forum, request.headers['if-none-match']);
+  });
+  app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
+  app.get('/forum', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/forum/', 301));
+
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.get(request.params.file);
+    if (!asset) throw new ApiError('not_found');
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+    return reply.type(asset.type).send(asset.body);
+  });
+
+  const favicon = readFileSync(path.join(WEB_DIR, 'favicon.svg'));
+  app.get('/favicon.svg', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('Cache-Control', 'public, max-age=86400');
+    return reply.type('image/svg+xml').send(favicon);
+  });
+
+  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type('text/markdown; charset=utf-8').send(llmsText(baseUrl(request), config, version));
+  });
+  app.get('/.well-known/agent-card.json', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type('application/json; charset=utf-8').send(agentCard(baseUrl(request), config, version));
+  });
+  app.get('/robots.txt', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type('text/plain; charset=utf-8').send(ROBOTS_TXT);
+  });
+};

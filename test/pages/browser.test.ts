@@ -1,0 +1,218 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+
+/*
+ * End to end in Debian's headless chromium against a real listening server. Once (SQLite project
+ * only); in CI (CI=true) a missing chromium fails instead of skipping.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const available = existsSync(CHROMIUM);
+if (TEST_STORE === 'sqlite' && !available && !ci) {
+  console.warn(`\n${CHROMIUM} is missing: the browser tests in test/pages/ are skipped (apt-get install -y chromium).\n`);
+}
+/** PARLEY_SCREENSHOTS=1 also writes the README's screenshots to docs/screenshots/. */
+const screenshots = process.env.PARLEY_SCREENSHOTS === '1';
+
+describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  /** Every console error, page error, dialog and CSP violation seen on any page. */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    t = await startApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function newPage(width = 1280, height = 800): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      if (dialog.type() === 'confirm') return void dialog.accept();
+      problems.push(`dialog: ${dialog.message()}`);
+      return void dialog.dismiss();
+    });
+    return page;
+  }
+
+  async function adminList(): Promise<{ id: string; unread_count: number }[]> {
+    const response = await t.inject({ method: 'GET', url: '/api/admin/conversations', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    return response.json().conversations;
+  }
+
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(`${base}/admin/`);
+    await page.fill('#admin-token', ADMIN_TOKEN);
+    await page.click('#login-form button[type=submit]');
+    await page.waitForSelector('#console:not([hidden])');
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    if (!screenshots) return;
+    mkdirSync('docs/screenshots', { recursive: true });
+    await page.screenshot({ path: `docs/screenshots/${name}.png` });
+  }
+
+  it('a visitor writes, the operator reads and replies, the visitor sees the reply in a resumed tab', async () => {
+    const visitor = await newPage();
+    await visitor.goto(`${base}/`);
+    await shoot(visitor, 'contact-1280');
+    await visitor.fill('#message', 'Hello operator, my principal asked me to say hi.');
+    await visitor.fill('#name', 'Test Agent');
+    await visitor.click('#send');
+    await visitor.waitForSelector('#conversation:not([hidden])');
+    await expect.poll(() => visitor.locator('#messages li').count()).toBe(1);
+    const key = await visitor.inputValue('#key');
+    expect(key).toMatch(/^parley1\.[0-9a-f-]{36}\.[0-9a-f]{64}$/);
+    await shoot(visitor, 'conversation-1280');
+
+    const console = await newPage();
+    await signIn(console);
+    const row = console.locator('.conversation-row', { hasText: 'Test Agent' });
+    await expect.poll(() => row.locator('.badge').textContent()).toBe('1');
+    await row.locator('button').click();
+    await console.waitForSelector('#thread:not([hidden])');
+    await expect.poll(() => console.locator('#thread-messages').textContent()).toContain('my principal asked me');
+    await expect.poll(() => row.locator('.badge').count()).toBe(0);
+    await console.fill('#admin-reply-text', 'Hi, thanks for writing.');
+    await console.click('#admin-reply button[type=submit]');
+    await expect.poll(() => console.locator('#thread-messages li').count()).toBe(2);
+    await shoot(console, 'console-1280');
+
+    const resumed = await newPage();
+    await resumed.goto(`${base}/`);
+    await resumed.fill('#recovery', key);
+    await resumed.click('#resume-form button[type=submit]');
+    await expect.poll(() => resumed.locator('#messages .message.admin .body').textContent()).toBe('Hi, thanks for writing.');
+    await resumed.fill('#reply', 'Thanks!');
+    await resumed.click('#reply-send');
+    await expect.poll(() => resumed.locator('#messages li').count()).toBe(3);
+    expect(problems).toEqual([]);
+  });
+
+  it('a retry after a lost answer leaves exactly one conversation', async () => {
+    const before = (await adminList()).length;
+    const page = await newPage();
+    let attempts = 0;
+    await page.route('**/api/conversations', async (route) => {
+      attempts += 1;
+      if (attempts === 1) {
+        await route.fetch(); // the server stores the conversation...
+        return route.abort('connectionreset'); // ...and the browser never hears back.
+      }
+      return route.continue();
+    });
+    await page.goto(`${base}/`);
+    await page.fill('#message', 'Retry me once.');
+    await page.click('#send');
+    await expect.poll(() => page.locator('#compose-status').textContent()).toMatch(/network error/);
+    expect((await adminList()).length).toBe(before + 1);
+    // The browser error for the aborted request is the point of this case, not a page problem.
+    problems.length = 0;
+    await page.click('#send');
+    await page.waitForSelector('#conversation:not([hidden])');
+    expect(attempts).toBe(2);
+    expect((await adminList()).length).toBe(before + 1);
+    await expect.poll(() => page.locator('#messages li').count()).toBe(1);
+  });
+
+  it('renders markup in a message as text, for the visitor and the operator', async () => {
+    const hostile = '<script>alert(1)</script> and <img src=x onerror=alert(1)>';
+    const page = await newPage(390, 844);
+    await page.goto(`${base}/`);
+    await shoot(page, 'contact-390');
+    await page.fill('#message', hostile);
+    await page.fill('#name', '<b>Bold</b>');
+    await page.click('#send');
+    await expect.poll(() => page.locator('#messages .body').first().textContent()).toBe(hostile);
+    expect(await page.getByText(hostile).isVisible()).toBe(true);
+    expect(await page.locator('#messages script, #messages img').count()).toBe(0);
+    await shoot(page, 'conversation-390');
+
+    const console = await newPage(390, 844);
+    await signIn(console);
+    await console.locator('.conversation-row button', { hasText: '<b>Bold</b>' }).click();
+    await expect.poll(() => console.locator('#thread-messages .body').first().textContent()).toBe(hostile);
+    expect(await console.locator('main script, main img, main b').count()).toBe(0);
+    await shoot(console, 'console-390');
+    expect(problems).toEqual([]);
+  });
+
+  it('the operator labels, closes and deletes a conversation from the console', async () => {
+    const created = await t.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'Please close me', name: 'Closable' } });
+    const id: string = created.json().conversation_id;
+    const console = await newPage();
+    await signIn(console);
+    await console.locator('.conversation-row button', { hasText: 'Closable' }).click();
+    await console.waitForSelector('#thread:not([hidden])');
+    const label = 'transport_test';
+    await console.selectOption('#review-label', label);
+    await console.fill('#review-note', 'looked at it');
+    await console.click('#review button[type=submit]');
+    await expect.poll(() => console.locator('#thread-status').textContent()).toBe('Review saved.');
+    await console.click('[data-status=closed]');
+    await expect.poll(() => console.locator('#thread-meta').textContent()).toMatch(/^closed/);
+    const detail = await t.inject({ method: 'GET', url: `/api/admin/conversations/${id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(detail.json().conversation).toMatchObject({ status: 'closed', review_label: label, operator_note: 'looked at it' });
+    await console.click('#delete'); // the confirmation dialog is accepted by newPage's handler
+    await expect.poll(() => console.locator('#thread-status').textContent()).toBe('Deleted.');
+    expect((await adminList()).some((item) => item.id === id)).toBe(false);
+    expect(await console.locator('.conversation-row', { hasText: 'Closable' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('a post hidden in the console shows as removed on the public forum', async () => {
+    const peer = await t.inject({ method: 'POST', url: '/api/peers', payload: { display_name: 'Forum Agent' } });
+    expect(peer.statusCode).toBe(201);
+    const topic = await t.inject({
+      method: 'POST',
+      url: '/api/forum/topics',
+      headers: { authorization: `Bearer ${peer.json().access_token}` },
+      payload: { title: 'Browser test topic', summary: 'A topic made by the browser test', message: 'Spam spam <img src=x onerror=alert(1)>' },
+    });
+    expect(topic.statusCode).toBe(201);
+
+    const console = await newPage();
+    await signIn(console);
+    await console.locator('#topics button', { hasText: 'Browser test topic' }).click();
+    const post = console.locator('#topic-messages li', { hasText: 'Spam spam' });
+    await post.locator('button', { hasText: 'Hide' }).click();
+    await expect.poll(() => post.locator('button').textContent()).toBe('Unhide');
+
+    const reader = await newPage();
+    await reader.goto(`${base}/forum/`);
+    await shoot(reader, 'forum-1280');
+    await reader.locator('#topics button', { hasText: 'Browser test topic' }).click();
+    await expect.poll(() => reader.locator('#posts .body').first().textContent()).toBe('[removed by moderator]');
+    expect(await reader.locator('#posts').textContent()).not.toContain('Spam spam');
+    expect(await reader.locator('#posts').textContent()).not.toContain('Forum Agent');
+    await shoot(reader, 'forum-topic-1280');
+
+    const mobile = await newPage(390, 844);
+    await mobile.goto(`${base}/forum/`);
+    await mobile.waitForSelector('#topics li');
+    await shoot(mobile, 'forum-390');
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers.ts';
+import { CONTENT_SECURITY_POLICY } from '../../src/pages/plugin.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp({ env: { PUBLIC_URL: 'https://parley.example' } });
+});
+afterAll(() => t.close());
+
+function expectSecurityHeaders(headers: Record<string, unknown>): void {
+  expect(headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+  expect(headers['x-frame-options']).toBe('DENY');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['referrer-policy']).toBe('no-referrer');
+}
+
+describe('pages', () => {
+  it('serves the three pages as no-cache HTML with security headers and hashed assets', async () => {
+    for (const path of ['/', '/admin/', '/forum/']) {
+      const response = await t.inject({ method: 'GET', url: path });
+      expect(response.statusCode, path).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expectSecurityHeaders(response.headers);
+      expect(response.headers['cache-control']).toBe(path === '/admin/' ? 'no-store' : 'no-cache');
+      // No inline script or style: every script and style sheet comes from a hashed /assets/ file.
+      expect(response.body).not.toMatch(/<script(?![^>]*\bsrc="\/assets\/[a-z]+-[A-Z0-9]+\.js")[^>]*>/);
+      expect(response.body).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+      const assets = [...response.body.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] ?? '');
+      expect(assets).toHaveLength(2);
+      for (const asset of assets) {
+        const file = await t.inject({ method: 'GET', url: asset });
+        expect(file.statusCode, asset).toBe(200);
+        expect(file.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(file.headers['content-type']).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+        expectSecurityHeaders(file.headers);
+        expect(file.body).not.toMatch(/\.innerHTML\s*=|insertAdjacentHTML|document\.write/);
+      }
+    }
+  });
+
+  it('answers 304 to a page revalidation with its ETag', async () => {
+    const first = await t.inject({ method: 'GET', url: '/' });
+    const etag = String(first.headers.etag);
+    const again = await t.inject({ method: 'GET', url: '/', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('keeps the console out of indexes and caches', async () => {
+    const response = await t.inject({ method: 'GET', url: '/admin/' });
+    expect(response.headers['x-robots-tag']).toMatch(/noindex/);
+    expect(response.body).toContain('<meta name="robots" content="noindex, nofollow">');
+    const redirect = await t.inject({ method: 'GET', url: '/admin' });
+    expect(redirect.statusCode).toBe(301);
+    expect(redirect.headers.location).toBe('/admin/');
+  });
+
+  it('answers 404 for an unknown asset', async () => {
+    const response = await t.inject({ method: 'GET', url: '/assets/nothing-ABC.js' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('discovery documents', () => {
+  it('serves llms.txt from the agent guide with absolute URLs', async () => {
+    const response = await t.inject({ method: 'GET', url: '/llms.txt' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/markdown/);
+    expect(response.body).toMatch(/^# Parley\n/);
+    expect(response.body).toContain('POST https://parley.example/api/conversations');
+    expect(response.body).toContain('client_access_token');
+    expect(response.body).toContain('https://parley.example/openapi.json');
+    expect(response.body).toContain('https://parley.example/.well-known/agent-card.json');
+    expect(response.body).toMatch(/Do not submit credentials/);
+  });
+
+  it('serves an A2A agent card that is honest about per-conversation auth', async () => {
+    const response = await t.inject({ method: 'GET', url: '/.well-known/agent-card.json' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const card = response.json();
+    expect(card).toMatchObject({
+      name: 'Parley',
+      url: 'https://parley.example/api',
+      version: '0.1.0',
+      defaultInputModes: ['application/json'],
+      defaultOutputModes: ['application/json'],
+    });
+    expect(typeof card.description).toBe('string');
+    expect(card.capabilities).toEqual(expect.any(Object));
+    expect(card.skills.map((skill: { id: string }) => skill.id)).toEqual(['first-contact', 'forum']);
+    expect(card.skills[0].description).toContain('https://parley.example/api/conversations');
+    expect(card.skills[1].description).toContain('https://parley.example/api/peers');
+    expect(card.securitySchemes.conversationBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(card.securitySchemes.conversationBearer.description).toMatch(/Per-conversation/);
+  });
+
+  it('serves robots.txt keeping crawlers out of the console and private API paths', async () => {
+    const response = await t.inject({ method: 'GET', url: '/robots.txt' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    const lines = response.body.split('\n');
+    for (const path of ['/admin/', '/api/admin/', '/api/conversations/']) expect(lines).toContain(`Disallow: ${path}`);
+  });
+
+  it('builds URLs from the request host when no PUBLIC_URL is set, and works while unconfigured', async () => {
+    const bare = await startApp({ unconfigured: true });
+    try {
+      const response = await bare.inject({ method: 'GET', url: '/llms.txt', headers: { host: 'agents.test:8787' } });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('POST http://agents.test:8787/api/conversations');
+      const page = await bare.inject({ method: 'GET', url: '/' });
+      expect(page.statusCode).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+/** Small DOM helpers: every piece of text goes in through textContent, never as markup. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { className?: string; text?: string; attrs?: Record<string, string> } = {},
+  ...children: Node[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  if (props.text !== undefined) node.textContent = props.text;
+  for (const [name, value] of Object.entries(props.attrs ?? {})) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+export function byId<T extends HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`missing #${id}`);
+  return node as T;
+}
+
+export function randomHex(bytes: number): string {
+  const values = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
+}
+
+export function formatTime(iso: string): string {
+  return new Date(iso).toLocaleString();
+}
+
+export interface ApiResult<T> {
+  status: number;
+  body: T | null;
+  etag: string | null;
+}
+
+/** fetch with JSON in and out; a network failure throws, an HTTP error resolves with its status. */
+export async function api<T>(method: string, url: string, options: { token?: string; body?: unknown; etag?: string } = {}): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.etag) headers['if-none-match'] = options.etag;
+  const response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+  const text = response.status === 304 ? '' : await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as T) : null, etag: response.headers.get('etag') };
+}
+
+export function errorText(result: ApiResult<unknown>): string {
+  const body = result.body as { error?: string } | null;
+  return body?.error ?? `The server answered ${result.status}.`;
+}
