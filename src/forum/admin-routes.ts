@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../http/schemas.ts';
 import { baseUrl } from '../http/urls.ts';
 import { newId, newToken, sha256 } from '../tokens.ts';
-import { mayBeLostRace } from '../inbox/append.ts';
+import { mayBeLostRace } from '../store/write-once.ts';
 import { appendPost } from './append.ts';
 import { appendBridgeMessage, presentBridgeThread } from './bridge.ts';
 import { findBridge, listBridgeMessages, listBridges, markSeen } from './bridge-queries.ts';

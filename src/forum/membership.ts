@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { ApiError } from '../http/errors.ts';
-import { mayBeLostRace } from '../inbox/append.ts';
+import { mayBeLostRace } from '../store/write-once.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { Database } from '../store/schema.ts';
 import { hashToken, newId, newToken, sha256 } from '../tokens.ts';

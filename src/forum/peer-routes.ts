@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestSource } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { AGENT_BEARER, responses } from '../http/schemas.ts';
-import { mayBeLostRace } from '../inbox/append.ts';
+import { mayBeLostRace } from '../store/write-once.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { hashToken, newToken, sha256 } from '../tokens.ts';
 import { authorizeAgentForRevocation } from './auth.ts';

@@ -6,7 +6,8 @@ import { etagMatches } from '../http/etag.ts';
 import { CONVERSATION_BEARER, ConversationIdParams, responses } from '../http/schemas.ts';
 import { baseUrl } from '../http/urls.ts';
 import { hashToken, newToken, sha256 } from '../tokens.ts';
-import { appendMessage, mayBeLostRace } from './append.ts';
+import { mayBeLostRace } from '../store/write-once.ts';
+import { appendMessage } from './append.ts';
 import { authorizeConversation } from './auth.ts';
 import { VisitorReadCache } from './read-cache.ts';
 import {
