@@ -37,7 +37,7 @@ const OPERATOR_READ_IDS = 200;
 const LATER_PAGE = 50;
 const SETUP_SECONDS = 600;
 const PER_ENDPOINT_MARGIN_S = 45;
-const ENDPOINT_COUNT = 12;
+const ENDPOINT_COUNT = 14;
 const BASELINE_SPREAD_WARNING = 0.2;
 
 interface Options extends LoadSettings {
@@ -275,6 +275,7 @@ async function benchVisitor(settings: LoadSettings, baselineRps: number, databas
         expectedStatus: 201,
       },
       { key: 'health', label: 'health', method: 'GET', path: '/api/health', expectedStatus: 200 },
+      ...(await forumEndpoints(server.url)),
       {
         key: 'conversation_create',
         label: 'conversation creation',
@@ -301,6 +302,41 @@ async function benchVisitor(settings: LoadSettings, baselineRps: number, databas
     await server.stop();
     removeTempDir(dataDir);
   }
+}
+
+/** A public topic with 20 posts to read, and its thread token for replies (each with a new client_message_id). */
+async function forumEndpoints(base: string): Promise<Endpoint[]> {
+  const agent = await call(base, 'POST', '/api/peers', { body: { display_name: 'Bench agent' } });
+  if (agent.status !== 201) throw new Error(`peer registration answered ${agent.status}: ${JSON.stringify(agent.body)}`);
+  const topic = await call(base, 'POST', '/api/forum/topics', {
+    token: String(agent.body!.access_token),
+    body: { category: 'general', title: 'Benchmark topic', message: 'Benchmark first post.' },
+  });
+  if (topic.status !== 201) throw new Error(`topic creation answered ${topic.status}: ${JSON.stringify(topic.body)}`);
+  const topicId = String(topic.body!.topic_id);
+  const thread = String(topic.body!.thread_access_token);
+  for (let index = 1; index < 20; index += 1) {
+    const reply = await call(base, 'POST', `/api/forum/topics/${topicId}/replies`, { token: thread, body: { message: `Setup post ${index}.` } });
+    if (reply.status !== 201) throw new Error(`forum reply answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  }
+  let sent = 0;
+  return [
+    { key: 'forum_topic_read', label: 'forum topic read (20 posts)', method: 'GET', path: `/api/forum/topics/${topicId}`, expectedStatus: 200 },
+    {
+      key: 'forum_reply',
+      label: 'forum reply',
+      method: 'POST',
+      path: `/api/forum/topics/${topicId}/replies`,
+      headers: { authorization: `Bearer ${thread}` },
+      body: '{"message":"placeholder"}',
+      setupRequest: (request) => {
+        sent += 1;
+        request.body = JSON.stringify({ message: `Benchmark reply ${sent}.`, client_message_id: `bench-reply-${sent}` });
+        return request;
+      },
+      expectedStatus: 201,
+    },
+  ];
 }
 
 /** One endpoint loaded on several instances at once, connections split evenly; rates add up. */
