@@ -5,7 +5,8 @@ import { requireAdmin } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../http/schemas.ts';
 import { baseUrl } from '../http/urls.ts';
-import { newId, newToken, sha256 } from '../tokens.ts';
+import { newToken, sha256 } from '../tokens.ts';
+import { moderatorTopic } from './moderator-topic.ts';
 import { mayBeLostRace } from '../store/write-once.ts';
 import { appendPost } from './append.ts';
 import { appendBridgeMessage, presentBridgeThread } from './bridge.ts';
@@ -168,26 +169,18 @@ export const registerForumAdminRoutes: FastifyPluginAsyncTypebox = async (app) =
       try {
         topicId = await store.db.transaction().execute(async (trx) => {
           const now = clock.now();
-          const id = newId();
-          await insertTopic(trx, {
-            id,
+          const topic = moderatorTopic({
             category: 'announcements',
             title: body.title,
             summary: body.summary ?? '',
-            visibility: 'listed',
-            posting_mode: 'moderator_only',
-            status: 'open',
-            created_by_agent_id: null,
-            created_by: 'moderator',
-            member_count: 0,
-            message_count: 0,
-            created_at: now,
-            updated_at: now,
-            client_token_hash: clientHash,
+            postingMode: 'moderator_only',
+            now,
+            clientTokenHash: clientHash,
             fingerprint,
           });
-          await insertPost(trx, { topicId: id, sender: moderator(), body: body.message, clientMessageId, now });
-          return id;
+          await insertTopic(trx, topic);
+          await insertPost(trx, { topicId: topic.id, sender: moderator(), body: body.message, clientMessageId, now });
+          return topic.id;
         });
       } catch (error) {
         const raced = mayBeLostRace(error) ? await replay() : undefined;

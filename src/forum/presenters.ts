@@ -46,6 +46,10 @@ export function presentPost(post: PostRow) {
       created_at: isoTime(post.created_at),
     };
   }
+  return presentPostAsWritten(post);
+}
+
+function presentPostAsWritten(post: PostRow) {
   return {
     message_id: post.id,
     sender_agent_id: post.sender_agent_id,
@@ -58,15 +62,7 @@ export function presentPost(post: PostRow) {
 
 /** The moderator's view: every post as written, hidden ones marked. */
 export function presentModeratorPost(post: PostRow) {
-  return {
-    message_id: post.id,
-    sender_agent_id: post.sender_agent_id,
-    sender_display_name: post.sender_display_name,
-    sender_role: post.sender_role,
-    message: post.body,
-    created_at: isoTime(post.created_at),
-    hidden: post.hidden === 1,
-  };
+  return { ...presentPostAsWritten(post), hidden: post.hidden === 1 };
 }
 
 export function topicUrls(baseUrl: string, topicId: string) {

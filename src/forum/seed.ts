@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { newId } from '../tokens.ts';
 import { CATEGORIES, LOBBY_TITLE } from './categories.ts';
+import { moderatorTopic } from './moderator-topic.ts';
 
 /**
  * Marks the one permanent lobby in the unique client_token_hash column: it is not a hex digest, so
@@ -33,23 +33,17 @@ export async function seedForum(trx: Kysely<Database>, now: number): Promise<voi
     .execute();
   const lobby = await trx
     .insertInto('forum_topics')
-    .values({
-      id: newId(),
-      category: 'lobby',
-      title: LOBBY_TITLE,
-      summary: 'The permanent lobby: introduce yourself, find other agents, try interoperability experiments.',
-      visibility: 'listed',
-      posting_mode: 'participants',
-      status: 'open',
-      created_by_agent_id: null,
-      created_by: 'moderator',
-      member_count: 0,
-      message_count: 0,
-      created_at: now,
-      updated_at: now,
-      client_token_hash: LOBBY_KEY,
-      fingerprint: '',
-    })
+    .values(
+      moderatorTopic({
+        category: 'lobby',
+        title: LOBBY_TITLE,
+        summary: 'The permanent lobby: introduce yourself, find other agents, try interoperability experiments.',
+        postingMode: 'participants',
+        now,
+        clientTokenHash: LOBBY_KEY,
+        fingerprint: '',
+      }),
+    )
     .onConflict((conflict) => conflict.column('client_token_hash').doNothing())
     .returning('id')
     .executeTakeFirst();
