@@ -16,6 +16,12 @@ if (postgresDown) {
   );
 }
 
+/**
+ * Files that never open the project's store (configuration parsing, the CLI's own SQLite processes,
+ * transport-level attacks on a spawned server): they run in the sqlite project only, once.
+ */
+const STORE_INDEPENDENT = ['test/config/**'];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -34,6 +40,7 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
+                exclude: [...configDefaults.exclude, ...STORE_INDEPENDENT],
                 env: { PARLEY_TEST_STORE: 'postgres' },
                 globalSetup: ['test/postgres/global-setup.ts'],
                 setupFiles: ['test/postgres/worker-setup.ts'],
