@@ -7,10 +7,12 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerForum } from './forum/routes.ts';
+import { proxyTrust } from './http/client-source.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
-import { answerFrameworkError, registerApiHeaders, registerRouting } from './http/routing.ts';
+import { answerFrameworkError, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
+import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerInbox } from './inbox/routes.ts';
@@ -55,9 +57,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: TRANSPORT_LIMIT_BYTES,
-    trustProxy: options.config.trustProxy,
+    trustProxy: proxyTrust(options.config.trustProxy),
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,
+    serverFactory: transportServer(options.config),
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -81,7 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   if (!isConfigured(options.config)) {
     app.addHook('onRequest', async (request, reply) => {
-      const path = request.url.split('?')[0] ?? '';
+      const path = routePath(request);
       if (path.startsWith('/api/') && !ALWAYS_OPEN.has(path)) sendError(reply, new ApiError('not_configured'));
     });
   }
@@ -98,7 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: {
         securitySchemes: {
           conversationBearer: { type: 'http', scheme: 'bearer', description: 'Per-conversation token returned once by conversation creation.' },
-          adminBearer: { type: 'http', scheme: 'bearer', description: 'The operator\'s administrator token (ADMIN_TOKEN).' },
+          adminBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The operator\'s administrator token (ADMIN_TOKEN). Missing or wrong tokens are limited per client address (LIMIT_ADMIN_AUTH_FAILURE_SOURCE, default 10 a minute): past it they get 429 rate_limited with Retry-After. The right token is never refused by that limit.',
+          },
           agentBearer: { type: 'http', scheme: 'bearer', description: 'Peer-agent token returned by POST /api/peers.' },
           threadBearer: { type: 'http', scheme: 'bearer', description: 'Per-topic thread token returned by topic creation or join.' },
         },
@@ -113,6 +122,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerForum);
   await app.register(registerPages);
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Serialized once (about 80 KB): every answer, however many are pending, shares one buffer.
+  let openApi: Buffer | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((openApi ??= Buffer.from(JSON.stringify(app.swagger())))),
+  );
   return app;
 }

@@ -20,6 +20,11 @@ export const LIMIT_NAMES = [
   'BRIDGE_AGENT',
   'ADMIN_AUTH_FAILURE_SOURCE',
   'ALERT_GLOBAL',
+  'ALERT_NEW',
+  'ALERT_ACTIVITY',
+  'ALERT_CONVERSATION',
+  'ALERT_SOURCE',
+  'ALERT_TEST',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
@@ -35,6 +40,12 @@ const DEFAULT_LIMITS: Record<LimitName, string> = {
   BRIDGE_AGENT: '20/1h',
   ADMIN_AUTH_FAILURE_SOURCE: '10/1m',
   ALERT_GLOBAL: '4/10m,30/1d',
+  // ALERT_NEW and ALERT_ACTIVITY each stay below ALERT_GLOBAL, so neither kind uses up the other's room.
+  ALERT_NEW: '3/10m,20/1d',
+  ALERT_ACTIVITY: '2/10m,15/1d',
+  ALERT_CONVERSATION: '1/10m',
+  ALERT_SOURCE: '2/10m,10/1d',
+  ALERT_TEST: '5/10m,30/1d',
 };
 
 export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
@@ -59,7 +70,22 @@ export interface Config {
   forumModeratorName: string;
   publicDiscussionUrl: string | undefined;
   retentionDays: number;
+  retentionMaxShare: number;
+  retentionAllowLargeDelete: boolean;
   logLevel: LogLevel;
+  transport: TransportConfig;
+}
+
+/** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
+export interface TransportConfig {
+  requestTimeoutSeconds: number;
+  headersTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
+  /** Unset: derived from the open-files limit when the server starts. */
+  maxConnections: number | undefined;
+  /** Unset: derived from the connection cap. */
+  maxConnectionsPerSource: number | undefined;
+  maxPipelinedRequests: number;
 }
 
 export class ConfigError extends Error {
@@ -140,7 +166,8 @@ function trustProxy(env: Env): boolean | string[] {
   const entries = raw.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/');
-    const family = isIP(address ?? '');
+    // A zone id (`fe80::1%eth0`) names an interface of this host, never a proxy's address.
+    const family = address?.includes('%') ? 0 : isIP(address ?? '');
     const maxBits = family === 6 ? 128 : 32;
     const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
     if (family === 0 || !validBits || extra !== undefined) {
@@ -148,6 +175,37 @@ function trustProxy(env: Env): boolean | string[] {
     }
   }
   return entries;
+}
+
+function transport(env: Env): TransportConfig {
+  const requestTimeoutSeconds = integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 300);
+  const headersTimeoutSeconds = integer(env, 'HEADERS_TIMEOUT_SECONDS', Math.min(10, requestTimeoutSeconds), 1, 300);
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new ConfigError('HEADERS_TIMEOUT_SECONDS', `must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`);
+  }
+  const optional = (name: string) => (text(env, name) === undefined ? undefined : integer(env, name, 0, 1, 1_000_000));
+  const maxConnections = optional('MAX_CONNECTIONS');
+  const maxConnectionsPerSource = optional('MAX_CONNECTIONS_PER_SOURCE');
+  if (maxConnections !== undefined && maxConnectionsPerSource !== undefined && maxConnectionsPerSource > maxConnections) {
+    throw new ConfigError('MAX_CONNECTIONS_PER_SOURCE', `must not exceed MAX_CONNECTIONS (${maxConnections})`);
+  }
+  return {
+    requestTimeoutSeconds,
+    headersTimeoutSeconds,
+    keepAliveTimeoutSeconds: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600),
+    maxConnections,
+    maxConnectionsPerSource,
+    maxPipelinedRequests: integer(env, 'MAX_PIPELINED_REQUESTS', 16, 1, 1_000),
+  };
+}
+
+/** Alerts need both the bot token and the chat id: one without the other is a mistake, not a choice to go without alerts. */
+function telegram(env: Env): Config['telegram'] {
+  const botToken = text(env, 'TELEGRAM_BOT_TOKEN');
+  const chatId = text(env, 'TELEGRAM_CHAT_ID');
+  if (botToken !== undefined && chatId === undefined) throw new ConfigError('TELEGRAM_CHAT_ID', 'must be set when TELEGRAM_BOT_TOKEN is (alerts need both)');
+  if (chatId !== undefined && botToken === undefined) throw new ConfigError('TELEGRAM_BOT_TOKEN', 'must be set when TELEGRAM_CHAT_ID is (alerts need both)');
+  return { botToken, chatId, apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org' };
 }
 
 /** Reads and validates every variable of CONTRACT §8; a malformed value throws a ConfigError naming it. */
@@ -166,11 +224,7 @@ export function readConfig(env: Env): Config {
   return {
     adminToken: secret(env, 'ADMIN_TOKEN'),
     rateSalt: secret(env, 'RATE_SALT'),
-    telegram: {
-      botToken: text(env, 'TELEGRAM_BOT_TOKEN'),
-      chatId: text(env, 'TELEGRAM_CHAT_ID'),
-      apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org',
-    },
+    telegram: telegram(env),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8787, 0, 65_535),
     publicUrl: httpUrl(env, 'PUBLIC_URL'),
@@ -183,7 +237,10 @@ export function readConfig(env: Env): Config {
     forumModeratorName: moderatorName,
     publicDiscussionUrl: httpUrl(env, 'PUBLIC_DISCUSSION_URL'),
     retentionDays: integer(env, 'RETENTION_DAYS', 0, 0, 36_500),
+    retentionMaxShare: integer(env, 'RETENTION_MAX_SHARE', 25, 1, 100),
+    retentionAllowLargeDelete: oneOf(env, 'RETENTION_ALLOW_LARGE_DELETE', ['true', 'false'] as const, 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    transport: transport(env),
   };
 }
 
@@ -211,7 +268,8 @@ function readSecretsFile(file: string): { ADMIN_TOKEN?: string; RATE_SALT?: stri
  * returns false.
  */
 function writeSecretsFile(dataDir: string, file: string, secrets: Record<string, string>, replace: boolean): boolean {
-  mkdirSync(dataDir, { recursive: true });
+  // The folder will hold private messages too: its owner's alone.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(temporary, 0o600);
@@ -242,7 +300,12 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
       ADMIN_TOKEN: stored.ADMIN_TOKEN ?? randomBytes(32).toString('hex'),
       RATE_SALT: stored.RATE_SALT ?? randomBytes(32).toString('hex'),
     };
-    created = writeSecretsFile(config.dataDir, file, generated, existsSync(file));
+    try {
+      created = writeSecretsFile(config.dataDir, file, generated, existsSync(file));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new ConfigError('DATA_DIR', `cannot write ${file} (${code}); make ${config.dataDir} a writable directory, or set ADMIN_TOKEN and RATE_SALT`);
+    }
     // Another instance starting at the same moment wrote first: use its secrets, not ours.
     stored = created ? generated : readSecretsFile(file);
   }

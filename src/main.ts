@@ -1,12 +1,14 @@
 import { config as loadDotenv } from 'dotenv';
 import { buildApp } from './app.ts';
 import { RetentionJob } from './admin/retention.ts';
-import { createAlerts, TelegramAlerts } from './alerts/telegram.ts';
+import { createAlerts } from './alerts/telegram.ts';
 import { systemClock } from './clock.ts';
-import { ConfigError, fillSecretsFromDataDir, readConfig } from './config.ts';
+import { ConfigError, fillSecretsFromDataDir, readConfig, SECRETS_FILE_NAME } from './config.ts';
 import { Limiter } from './limits/limiter.ts';
 import { loggerOptions } from './logging.ts';
-import { migrate, openStore } from './store/database.ts';
+import { migrate, openStore, SQLITE_FILE_NAMES } from './store/database.ts';
+import { StoreOpenError } from './store/errors.ts';
+import { pathsOpenToOthers } from './store/private-files.ts';
 
 const USAGE = 'usage: parley [serve]';
 
@@ -37,18 +39,30 @@ async function serve(): Promise<void> {
     store = openStore(config);
     await migrate(store);
   } catch (error) {
-    failToStart(config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', 'the store cannot be opened or migrated', error);
+    const problem = error instanceof StoreOpenError ? error.message : 'the store cannot be opened or migrated';
+    failToStart(config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', problem, error);
   }
   const limiter = new Limiter(config.limits, systemClock);
   // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
   const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
-  const alerts = createAlerts({ config, store, limiter, logger: log });
+  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log });
   const app = await buildApp({ config, store, alerts, logger: loggerOptions(config.logLevel) });
-  const retention = new RetentionJob({ store, limiter, clock: systemClock, retentionDays: config.retentionDays, logger: log });
+  // Files made by an earlier version or by hand keep their mode: say so once, and serve anyway.
+  const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, [...SQLITE_FILE_NAMES, SECRETS_FILE_NAME]);
+  if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: chmod 700 the directory and 600 the files');
+  const retention = new RetentionJob({
+    store,
+    limiter,
+    clock: systemClock,
+    retentionDays: config.retentionDays,
+    maxSharePercent: config.retentionMaxShare,
+    allowLargeDelete: config.retentionAllowLargeDelete,
+    logger: log,
+  });
   app.addHook('onClose', async () => {
     await retention.stop();
-    // Let alerts already under way finish (each within its 8-second timeout) before the store closes.
-    if (alerts instanceof TelegramAlerts) await alerts.idle();
+    // Stop the digest timer and let alerts under way finish (each within its 8-second timeout) before the store closes.
+    await alerts.close();
   });
   const shutdown = async () => {
     await app.close();

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { bumpCounters, bumpInvitationCount, counterName } from '../inbox/counters.ts';
 import { listMessages, type ConversationRow } from '../inbox/queries.ts';
 import type { ConversationStatus } from '../inbox/schemas.ts';
+import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import type { ListPosition } from './cursor.ts';
 import { REVIEW_LABELS, TOP_INVITATION_IDS, type ReviewLabel } from './schemas.ts';
@@ -135,7 +136,7 @@ export async function changeStatus(trx: Transaction<Database>, id: string, statu
   if (current.status === status) return true;
   await trx
     .updateTable('conversations')
-    .set((eb) => ({ status, updated_at: now, revision: eb('revision', '+', 1) }))
+    .set((eb) => ({ status, updated_at: laterOf('updated_at', now), revision: eb('revision', '+', 1) }))
     .where('id', '=', id)
     .execute();
   await bumpCounters(trx, { [counterName.status(current.status)]: -1, [counterName.status(status)]: 1 });
@@ -204,4 +205,22 @@ export async function staleConversationIds(db: Db, cutoff: number, limit: number
     .limit(limit)
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** All conversations, from the overview's counter (never a count of rows). */
+export async function countConversations(db: Db): Promise<number> {
+  const row = await db.selectFrom('inbox_counters').select('value').where('name', '=', counterName.conversations).executeTakeFirst();
+  return Number(row?.value ?? 0);
+}
+
+/**
+ * How many conversations are inactive since before `cutoff`, counting no further than `atMost`: a
+ * range of the conversations_by_update index of at most that length, never a scan of the table.
+ */
+export async function countStaleConversations(db: Db, cutoff: number, atMost: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) => eb.selectFrom('conversations').select('id').where('updated_at', '<', cutoff).limit(atMost).as('stale'))
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

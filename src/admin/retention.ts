@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/database.ts';
-import { deleteConversation, staleConversationIds } from './queries.ts';
+import { countConversations, countStaleConversations, deleteConversation, staleConversationIds } from './queries.ts';
 
 const DAY_MS = 86_400_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
@@ -15,6 +15,10 @@ export interface RetentionOptions {
   clock: Clock;
   /** RETENTION_DAYS: conversations inactive this long are deleted; 0 keeps them. */
   retentionDays: number;
+  /** RETENTION_MAX_SHARE: a run that finds more than this percentage of all conversations due deletes none. */
+  maxSharePercent: number;
+  /** RETENTION_ALLOW_LARGE_DELETE: lets such a run delete them all the same (and says so). */
+  allowLargeDelete: boolean;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
   intervalMs?: number;
 }
@@ -27,6 +31,7 @@ export interface RetentionResult {
 /**
  * The periodic clean-up: deletes conversations whose last activity (updated_at) is older than
  * RETENTION_DAYS, keeping the overview counters exact, and always forgets expired limit counters.
+ * A run that finds more than RETENTION_MAX_SHARE of the conversations due deletes none of them.
  *
  * Safe to run on several instances at once: each delete is conditional on the row still being
  * there and still stale, and only the statement that removes a row adjusts the counters, so racing
@@ -45,19 +50,49 @@ export class RetentionJob {
     let conversations = 0;
     if (retentionDays > 0) {
       const cutoff = clock.now() - retentionDays * DAY_MS;
-      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-        const ids = await staleConversationIds(store.db, cutoff, BATCH_SIZE);
-        if (ids.length === 0) break;
-        // One transaction per conversation: each takes its row, then the counters, in the order every
-        // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
-        for (const id of ids) {
-          if (await store.db.transaction().execute((trx) => deleteConversation(trx, id, cutoff))) conversations += 1;
-        }
-        if (ids.length < BATCH_SIZE) break;
-      }
+      if (await this.mayDeleteBefore(cutoff)) conversations = await this.deleteInactiveBefore(cutoff);
     }
     const limitCounters = await limiter.removeExpired(store.db);
     return { conversations, limitCounters };
+  }
+
+  private async deleteInactiveBefore(cutoff: number): Promise<number> {
+    const { store } = this.options;
+    let conversations = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
+      const ids = await staleConversationIds(store.db, cutoff, BATCH_SIZE);
+      if (ids.length === 0) break;
+      // One transaction per conversation: each takes its row, then the counters, in the order every
+      // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
+      for (const id of ids) {
+        if (await store.db.transaction().execute((trx) => deleteConversation(trx, id, cutoff))) conversations += 1;
+      }
+      if (ids.length < BATCH_SIZE) break;
+    }
+    return conversations;
+  }
+
+  /**
+   * The guard against a wrong clock (or a mistaken RETENTION_DAYS) erasing the inbox: a clock far
+   * ahead makes every conversation look inactive. The share is of everything due, not of one run's
+   * batches, so runs cannot erase the inbox piece by piece either. Counts come from the overview's
+   * counter and an index range no longer than the share, and only counts are logged.
+   */
+  private async mayDeleteBefore(cutoff: number): Promise<boolean> {
+    const { store, maxSharePercent, allowLargeDelete, logger } = this.options;
+    const conversations = await countConversations(store.db);
+    const maxDeletable = Math.floor((conversations * maxSharePercent) / 100);
+    if ((await countStaleConversations(store.db, cutoff, maxDeletable + 1)) <= maxDeletable) return true;
+    const counts = { conversations, max_deletable: maxDeletable, max_share_percent: maxSharePercent };
+    if (allowLargeDelete) {
+      logger.warn(counts, 'retention is deleting more than RETENTION_MAX_SHARE of the conversations, as RETENTION_ALLOW_LARGE_DELETE allows');
+      return true;
+    }
+    logger.warn(
+      counts,
+      'retention deleted nothing: more than RETENTION_MAX_SHARE of the conversations are due, which a wrong clock would explain; if they are meant to go, set RETENTION_ALLOW_LARGE_DELETE=true',
+    );
+    return false;
   }
 
   /** Runs now and then every interval; the timer never keeps the process alive. */

@@ -251,13 +251,13 @@ export const registerAdmin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Send a test alert and wait for Telegram\'s answer',
         description:
-          'No body needed. 200 sent; 429 global alert limit; 502 Telegram refused, redirected or did not answer within 8 seconds; 503 not configured.',
+          'No body needed. 200 sent; 429 test alert limit (its own budget: visitor alerts never use it up); 502 Telegram refused, redirected or did not answer within 8 seconds; 503 not configured.',
         tags: TAGS,
         security: ADMIN_BEARER,
         response: responses(
           {
             200: TestAlertSent,
-            429: Type.Union([TestAlertFailure, ErrorRef], { description: 'Global alert limit, or too many failed administrator authentications' }),
+            429: Type.Union([TestAlertFailure, ErrorRef], { description: 'Test alert limit, or too many failed administrator authentications' }),
             502: TestAlertFailure,
             503: TestAlertFailure,
           },
@@ -266,7 +266,7 @@ export const registerAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      const outcome = await alerts.deliver('test');
+      const outcome = await alerts.sendTest();
       if (outcome.sent) return { sent: true as const };
       const extra = { sent: false, reason: outcome.reason };
       switch (outcome.reason) {

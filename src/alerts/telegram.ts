@@ -1,21 +1,18 @@
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/database.ts';
-import { alertsOff, type AlertKind, type AlertOutcome, type Alerts } from './alerts.ts';
-
-/**
- * Fixed, generic sentences (CONTRACT §4.4): an alert never carries message text, a name, an
- * invitation id, a conversation id, a token or an address. The operator opens the inbox to see more.
- */
-export const ALERT_TEXTS: Record<AlertKind, string> = {
-  new: 'Parley: a new conversation is waiting in your inbox.',
-  reply: 'Parley: a visitor replied in a conversation.',
-  owner_bridge: 'Parley: a forum participant wrote to you through an owner bridge.',
-  test: 'Parley: this is a test alert. Alerts reach this chat.',
-};
+import { alertsOff, type ActivityKind, type AlertEvent, type AlertOutcome, type Alerts } from './alerts.ts';
+import { AlertBudgets } from './budgets.ts';
+import { Digest } from './digest.ts';
+import { errorCode, sendMessage, type BotTarget } from './send-message.ts';
+import { ALERT_TEXTS, digestText } from './texts.ts';
 
 export const DEFAULT_TIMEOUT_MS = 8_000;
+/** A digest whose budget check failed on the store is tried again this much later. */
+const STORE_RETRY_MS = 60_000;
+/** The digest timer looks again at least this often, so a long window or a clock step cannot strand it. */
+const LONGEST_TIMER_MS = 3_600_000;
 
 /** The logger calls alerts make; a pino or Fastify logger fits. */
 export interface AlertLogger {
@@ -27,6 +24,7 @@ export interface AlertOptions {
   config: Config;
   store: Store;
   limiter: Limiter;
+  clock: Clock;
   logger: AlertLogger;
   /** How long Telegram gets to answer; tests shorten it. */
   timeoutMs?: number;
@@ -36,92 +34,129 @@ export interface AlertOptions {
 export function createAlerts(options: AlertOptions): Alerts {
   const { botToken, chatId, apiBase } = options.config.telegram;
   if (!botToken || !chatId) return alertsOff;
-  return new TelegramAlerts({ ...options, botToken, chatId, apiBase });
+  return new TelegramAlerts(options, { botToken, chatId, apiBase, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
 }
 
-function failure(detail: string): AlertOutcome {
-  return { sent: false, reason: 'delivery_failed', detail };
-}
-
-/** A short, secret-free name for what went wrong (the error message of a failed fetch may hold the URL). */
-function errorCode(error: unknown): string {
-  const { name, cause } = error as { name?: unknown; cause?: { code?: unknown } };
-  if (typeof cause?.code === 'string') return cause.code;
-  return typeof name === 'string' ? name : 'unknown';
-}
-
-/** Telegram Bot API `sendMessage`, under the global alert limit counted in the store. */
+/**
+ * Telegram alerts that one visitor cannot starve: each is charged to budgets counted in the store
+ * (AlertBudgets), and one a budget holds back is not dropped but counted into a digest, sent as
+ * one sentence of counts when the budgets have room again.
+ */
 export class TelegramAlerts implements Alerts {
   readonly configured = true;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly timeoutMs: number;
+  private readonly budgets: AlertBudgets;
+  private readonly digest = new Digest();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing = false;
+  private closed = false;
 
   constructor(
-    private readonly options: AlertOptions & { botToken: string; chatId: string; apiBase: string },
+    private readonly options: AlertOptions,
+    private readonly bot: BotTarget,
   ) {
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.budgets = new AlertBudgets(options.store, options.limiter, options.clock);
   }
 
-  notify(kind: AlertKind): void {
-    const delivery = this.deliver(kind)
-      .then((outcome) => {
-        if (outcome.sent) this.options.logger.info({ alert: kind }, 'alert sent');
-        else this.options.logger.warn({ alert: kind, reason: outcome.reason }, `alert not sent: ${outcome.detail}`);
-      })
-      .catch((error: unknown) => this.options.logger.warn({ alert: kind, error: errorCode(error) }, 'alert not sent'))
-      .finally(() => this.inFlight.delete(delivery));
-    this.inFlight.add(delivery);
+  notify(event: AlertEvent): void {
+    this.track(
+      this.alert(event).catch((error: unknown) => this.options.logger.warn({ alert: event.kind, error: errorCode(error) }, 'alert not sent')),
+    );
   }
 
-  async deliver(kind: AlertKind): Promise<AlertOutcome> {
-    const { store, limiter } = this.options;
+  async sendTest(): Promise<AlertOutcome> {
+    const refusal = await this.budgets.chargeTest();
+    if (refusal) {
+      return {
+        sent: false,
+        reason: 'rate_limited',
+        detail: 'The test alert limit is reached; try again after the Retry-After delay.',
+        retryAfterSeconds: refusal.retryAfterSeconds,
+      };
+    }
+    return sendMessage(this.bot, ALERT_TEXTS.test);
+  }
+
+  async idle(): Promise<void> {
+    // Alerts start in a setImmediate after the response that caused them.
+    await new Promise((resolve) => setImmediate(resolve));
+    this.flushIfDue();
+    while (this.inFlight.size > 0) {
+      await Promise.allSettled([...this.inFlight]);
+      this.flushIfDue();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.idle();
+    if (!this.digest.isEmpty) {
+      this.options.logger.warn({ digest: this.digest.peek() }, 'alerts held for a digest are not sent: the service stopped before it was due');
+    }
+  }
+
+  private async alert(event: AlertEvent): Promise<void> {
+    const refusal = await this.budgets.chargeActivity(event);
+    if (refusal) {
+      this.digest.add(event.kind, refusal.retryAt);
+      this.options.logger.info({ alert: event.kind, budget: refusal.budget }, 'alert held for the next digest');
+      this.schedule();
+      return;
+    }
+    this.report(event.kind, await sendMessage(this.bot, ALERT_TEXTS[event.kind]));
+  }
+
+  private flushIfDue(): void {
+    if (this.flushing || !this.digest.isDue(this.options.clock.now())) return;
+    this.flushing = true;
+    this.track(
+      this.flush()
+        .catch((error: unknown) => this.options.logger.warn({ alert: 'digest', error: errorCode(error) }, 'digest not sent'))
+        .finally(() => {
+          this.flushing = false;
+          this.schedule();
+        }),
+    );
+  }
+
+  private async flush(): Promise<void> {
+    const counts = this.digest.take();
+    let refusal;
     try {
-      // Charged before sending, in its own transaction: the limit counts attempts, across instances.
-      await store.db.transaction().execute((trx) => limiter.consume(trx, 'ALERT_GLOBAL', 'global'));
+      refusal = await this.budgets.chargeDigest(counts);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 429) {
-        return {
-          sent: false,
-          reason: 'rate_limited',
-          detail: 'The global alert limit is reached; try again after the Retry-After delay.',
-          ...(error.options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.options.retryAfterSeconds }),
-        };
-      }
+      this.digest.restore(counts, this.options.clock.now() + STORE_RETRY_MS);
       throw error;
     }
-    return this.send(ALERT_TEXTS[kind]);
-  }
-
-  /** Resolves once every alert started so far has finished (for shutdown and tests). */
-  async idle(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-  }
-
-  private async send(text: string): Promise<AlertOutcome> {
-    const { botToken, chatId, apiBase } = this.options;
-    // The URL holds the bot token: it is built here and never logged, and no error text is passed on.
-    const url = `${apiBase}/bot${botToken}/sendMessage`;
-    let status: number;
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ chat_id: chatId, text }),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      status = response.status;
-      await response.body?.cancel().catch(() => undefined);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'TimeoutError' || code === 'AbortError') {
-        return failure(`Telegram did not answer within ${this.timeoutMs / 1000} seconds.`);
-      }
-      return failure(`Telegram could not be reached (${code}).`);
+    if (refusal) {
+      this.digest.restore(counts, refusal.retryAt);
+      return;
     }
-    if (status >= 200 && status < 300) return { sent: true };
-    if (status >= 300 && status < 400) return failure(`Telegram answered with a redirect (HTTP ${status}), which is not followed.`);
-    return failure(`Telegram refused the alert (HTTP ${status}).`);
+    this.report('digest', await sendMessage(this.bot, digestText(counts)));
+  }
+
+  /** One timer per instance, for the digest's due moment; it never keeps the process alive. */
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const dueAt = this.digest.dueAt;
+    if (this.closed || dueAt === undefined) return;
+    const delay = Math.min(Math.max(0, dueAt - this.options.clock.now()), LONGEST_TIMER_MS);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.digest.isDue(this.options.clock.now())) this.flushIfDue();
+      else this.schedule();
+    }, delay).unref();
+  }
+
+  private track(delivery: Promise<void>): void {
+    this.inFlight.add(delivery);
+    void delivery.finally(() => this.inFlight.delete(delivery));
+  }
+
+  private report(alert: ActivityKind | 'digest', outcome: AlertOutcome): void {
+    if (outcome.sent) this.options.logger.info({ alert }, 'alert sent');
+    else this.options.logger.warn({ alert, reason: outcome.reason }, `alert not sent: ${outcome.detail}`);
   }
 }

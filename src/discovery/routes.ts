@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import { isConfigured } from '../app.ts';
 import { pendingMigrations } from '../store/database.ts';
+import type { StoreCondition } from '../store/health.ts';
 import { baseUrl } from '../http/urls.ts';
 import { AgentGuide, Health } from './schemas.ts';
 import { agentGuide } from './guide.ts';
@@ -14,13 +15,13 @@ export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
     '/api/health',
     {
       schema: {
-        summary: 'Readiness: the store answers, every migration is applied, the secrets are present',
+        summary: 'Readiness: the store answers and takes writes, every migration is applied, the secrets are present',
         tags: ['service'],
         response: { 200: Health, 503: Health },
       },
     },
     async (_request, reply) => {
-      let storeCheck: 'ok' | 'unreachable' = 'ok';
+      let storeCheck: StoreCondition | 'unreachable' = store.health.condition;
       let migrationsCheck: 'ok' | 'pending' | 'unknown' = 'ok';
       try {
         await sql`select 1`.execute(store.db);

@@ -6,7 +6,8 @@ export const Health = Type.Object(
     version: Type.String(),
     checks: Type.Optional(
       Type.Object({
-        store: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+        // writes_failing: the last write failed for lack of space or an I/O error, and none succeeded since.
+        store: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('writes_failing'), Type.Literal('corrupt')]),
         migrations: Type.Union([Type.Literal('ok'), Type.Literal('pending'), Type.Literal('unknown')]),
         secrets: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
       }),

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { newId } from '../tokens.ts';
 import type { OwnerBridgeMessagesTable } from './tables.ts';
@@ -33,7 +34,7 @@ export async function insertBridgeMessage(db: Db, key: BridgeKey, role: BridgeRo
       conflict.columns(['topic_id', 'agent_id']).doUpdateSet((eb) => ({
         message_count: eb('owner_bridges.message_count', '+', 1),
         unread_count: eb('owner_bridges.unread_count', '+', unread),
-        last_message_at: now,
+        last_message_at: laterOf('owner_bridges.last_message_at', now),
       })),
     )
     .execute();

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { bridgeThread } from '../alerts/alerts.ts';
+import { requestSource } from '../http/auth.ts';
 import { THREAD_BEARER, responses } from '../http/schemas.ts';
 import { authorizeThread } from './auth.ts';
 import { appendBridgeMessage, presentBridgeThread } from './bridge.ts';
@@ -54,6 +56,7 @@ export const registerBridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const membership = request.membership!;
+      const source = requestSource(request);
       const { messageId, duplicate } = await appendBridgeMessage(store.db, {
         key: { topicId: membership.topic_id, agentId: membership.agent_id },
         role: 'agent',
@@ -62,7 +65,7 @@ export const registerBridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         clock,
         charge: (trx) => limiter.consume(trx, 'BRIDGE_AGENT', membership.agent_id),
       });
-      if (!duplicate) setImmediate(() => alerts.notify('owner_bridge'));
+      if (!duplicate) setImmediate(() => alerts.notify({ kind: 'owner_bridge', thread: bridgeThread(membership.topic_id, membership.agent_id), source }));
       return reply.code(duplicate ? 200 : 201).send({ ok: true as const, topic_id: membership.topic_id, message_id: messageId, duplicate });
     },
   );

@@ -6,6 +6,7 @@ import { mayBeLostRace } from '../store/write-once.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { hashToken, newToken, sha256 } from '../tokens.ts';
 import { authorizeAgentForRevocation } from './auth.ts';
+import { imitatesName } from './names.ts';
 import { consumeInvitation, findAgentByTokenHash, insertAgent, revokeAgent, type AgentRow } from './peer-queries.ts';
 import { IDENTITY_KEYS, Registration, RegistrationReceipt, RevocationReceipt } from './schemas.ts';
 
@@ -20,9 +21,6 @@ function knownIdentity(identity: Registration['identity']): Record<string, strin
   }
   return kept;
 }
-
-/** Names compared as a person would read them: compatibility forms folded, case ignored. */
-const foldName = (name: string) => name.normalize('NFKC').trim().toLowerCase();
 
 /** Peer registration and self-revocation (CONTRACT §6.1). */
 export const registerPeerRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -43,7 +41,7 @@ export const registerPeerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const body = request.body;
       if (config.forumRegistration === 'closed') throw new ApiError('registration_closed');
-      if (foldName(body.display_name) === foldName(config.forumModeratorName)) throw new ApiError('display_name_reserved', { field: 'display_name' });
+      if (imitatesName(body.display_name, config.forumModeratorName)) throw new ApiError('display_name_reserved', { field: 'display_name' });
       const identity = knownIdentity(body.identity);
       const description = body.description ?? '';
       const discoverable = body.discoverable ?? true;

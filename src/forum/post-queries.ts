@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ApiError } from '../http/errors.ts';
+import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { newId } from '../tokens.ts';
 import type { ForumMessagesTable, SenderRole } from './tables.ts';
@@ -33,6 +34,7 @@ export function findPost(db: Db, id: string): Promise<PostRow | undefined> {
 /**
  * Stores a post and counts it in the same transaction. The topic row is claimed by one conditional
  * update: an agent's post needs an open topic in participants mode, the moderator's an open topic.
+ * The same update moves the topic's posts revision (part of a topic page's ETag and cache key).
  */
 export async function insertPost(
   db: Db,
@@ -41,7 +43,11 @@ export async function insertPost(
   const { topicId, sender, now } = input;
   let claim = db
     .updateTable('forum_topics')
-    .set((eb) => ({ message_count: eb('message_count', '+', 1), updated_at: now }))
+    .set((eb) => ({
+      message_count: eb('message_count', '+', 1),
+      posts_revision: eb('posts_revision', '+', 1),
+      updated_at: laterOf('updated_at', now),
+    }))
     .where('id', '=', topicId)
     .where('status', '=', 'open');
   if (sender.role === 'agent') claim = claim.where('posting_mode', '=', 'participants');
@@ -72,17 +78,52 @@ export async function insertPost(
   return id;
 }
 
+function postsBefore(db: Db, topicId: string, before: string | undefined) {
+  const query = db.selectFrom('forum_messages').where('topic_id', '=', topicId);
+  return before === undefined ? query : query.where('id', '<', before);
+}
+
+/** Up to `limit` posts before `before` (or the newest), newest first. */
+export function listPostsBefore(db: Db, topicId: string, before: string | undefined, limit: number): Promise<PostRow[]> {
+  return postsBefore(db, topicId, before).selectAll().orderBy('id', 'desc').limit(limit).execute();
+}
+
+/**
+ * The stored size of up to `limit` posts before `before`, newest first, without their text:
+ * octet_length reads a value's length, not the value (SQLite's record header, PostgreSQL's TOAST
+ * header), so a page can be sized before its posts are read.
+ */
+export function listPostSizesBefore(db: Db, topicId: string, before: string | undefined, limit: number) {
+  return postsBefore(db, topicId, before)
+    .select((eb) => ['hidden', eb.fn<number>('octet_length', ['body']).as('body_bytes')])
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** A page of up to `size` posts before `before` (newest page first), returned oldest first. */
 export async function listPostsPage(db: Db, topicId: string, before: string | undefined, size: number) {
-  let query = db.selectFrom('forum_messages').selectAll().where('topic_id', '=', topicId);
-  if (before !== undefined) query = query.where('id', '<', before);
-  const rows = await query.orderBy('id', 'desc').limit(size + 1).execute();
+  const rows = await listPostsBefore(db, topicId, before, size + 1);
   const more = rows.length > size;
   const page = (more ? rows.slice(0, size) : rows).reverse();
   return { page, nextBefore: more && page[0] ? page[0].id : null };
 }
 
-export async function setHidden(db: Db, messageId: string, hidden: boolean): Promise<boolean> {
-  const updated = await db.updateTable('forum_messages').set({ hidden: hidden ? 1 : 0 }).where('id', '=', messageId).returning('id').executeTakeFirst();
-  return updated !== undefined;
+/** Hides or shows a post and moves its topic's posts revision in the same transaction, so no topic page's tag outlives the change. */
+export function setHidden(db: Db, messageId: string, hidden: boolean): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('forum_messages')
+      .set({ hidden: hidden ? 1 : 0 })
+      .where('id', '=', messageId)
+      .returning('topic_id')
+      .executeTakeFirst();
+    if (!updated) return false;
+    await trx
+      .updateTable('forum_topics')
+      .set((eb) => ({ posts_revision: eb('posts_revision', '+', 1) }))
+      .where('id', '=', updated.topic_id)
+      .execute();
+    return true;
+  });
 }

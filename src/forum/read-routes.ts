@@ -1,18 +1,41 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { decodeCursor, encodeCursor } from '../admin/cursor.ts';
 import { ApiError } from '../http/errors.ts';
+import { digestTag, etagMatches, sendNotModified, sendTagged } from '../http/etag.ts';
 import { THREAD_BEARER, responses } from '../http/schemas.ts';
 import { optionalMembership } from './auth.ts';
 import { OVERVIEW_TEXT, RECENT_TOPICS } from './overview.ts';
-import { listPostsPage } from './post-queries.ts';
-import { presentCategory, presentPost, presentTopic } from './presenters.ts';
-import { Category, MESSAGE_PAGE_SIZE, Overview, PageQuery, TOPIC_LIST_DEFAULT_LIMIT, TopicList, TopicListQuery, TopicPage, TopicParams } from './schemas.ts';
+import { TopicPageCache } from './page-cache.ts';
+import { presentCategory, presentTopic } from './presenters.ts';
+import {
+  CategoryList,
+  ConditionalHeaders,
+  MESSAGE_PAGE_BYTES,
+  MESSAGE_PAGE_SIZE,
+  Overview,
+  PageQuery,
+  TOPIC_LIST_DEFAULT_LIMIT,
+  TopicList,
+  TopicListQuery,
+  TopicPage,
+  TopicParams,
+} from './schemas.ts';
+import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
 import { findCategory, findLobbyId, findTopic, listCategories, listTopics } from './topic-queries.ts';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
 const TAGS = ['forum'];
+const NOT_MODIFIED = { 304: Type.Null({ description: 'Not Modified: the ETag sent in If-None-Match is current.' }) };
+const CONDITIONAL = 'Carries an ETag; send it back in If-None-Match to get 304 with no body while nothing changed.';
+
+/** Lists have no revision to key on: their tag names the serialized body, which saves the transfer. */
+function sendContentTagged(request: FastifyRequest, reply: FastifyReply, document: unknown): FastifyReply {
+  const body = reply.serialize(document) as string;
+  return sendTagged(request, reply, digestTag(body), body);
+}
 
 /** An unknown category is a 400 the client can act on, not an empty list. */
 export async function knownCategory(db: Kysely<Database>, slug: string | undefined): Promise<string | undefined> {
@@ -21,22 +44,35 @@ export async function knownCategory(db: Kysely<Database>, slug: string | undefin
   return slug;
 }
 
-/** Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a member's thread token. */
+/**
+ * Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a
+ * member's thread token. Every read carries an ETag and answers 304, so pollers cost a query and
+ * no body; topic pages, the large ones, are also capped in bytes and cached serialized.
+ */
 export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, config } = app.services;
   const moderator = config.forumModeratorName;
+  const pageCache = new TopicPageCache();
 
   app.get(
     '/api/forum',
-    { schema: { summary: 'The forum overview document', tags: TAGS, response: responses({ 200: Overview }, []) } },
-    async () => {
+    {
+      schema: {
+        summary: 'The forum overview document',
+        description: CONDITIONAL,
+        tags: TAGS,
+        headers: ConditionalHeaders,
+        response: responses({ 200: Overview, ...NOT_MODIFIED }, []),
+      },
+    },
+    async (request, reply) => {
       const [categories, recent, lobbyId] = await Promise.all([
         listCategories(store.db),
         listTopics(store.db, { visibility: 'listed', status: 'open', limit: RECENT_TOPICS }),
         findLobbyId(store.db),
       ]);
       if (lobbyId === undefined) throw new ApiError('internal_error');
-      return {
+      return sendContentTagged(request, reply, {
         name: OVERVIEW_TEXT.name,
         version: '1.0' as const,
         purpose: OVERVIEW_TEXT.purpose,
@@ -49,7 +85,7 @@ export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         moderator_announcements: OVERVIEW_TEXT.moderator_announcements,
         privacy: { ...OVERVIEW_TEXT.privacy },
         authority: OVERVIEW_TEXT.authority,
-      };
+      } satisfies Static<typeof Overview>);
     },
   );
 
@@ -58,11 +94,16 @@ export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Forum categories with counts of listed topics',
+        description: CONDITIONAL,
         tags: TAGS,
-        response: responses({ 200: Type.Object({ categories: Type.Array(Category) }) }, []),
+        headers: ConditionalHeaders,
+        response: responses({ 200: CategoryList, ...NOT_MODIFIED }, []),
       },
     },
-    async () => ({ categories: (await listCategories(store.db)).map(presentCategory) }),
+    async (request, reply) => {
+      const categories = (await listCategories(store.db)).map(presentCategory);
+      return sendContentTagged(request, reply, { categories } satisfies Static<typeof CategoryList>);
+    },
   );
 
   app.get(
@@ -70,13 +111,14 @@ export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'List listed topics, most recently active first',
-        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. No category means every category.',
+        description: `Keyset-paginated: pass next_cursor as cursor for the next page. No category means every category. ${CONDITIONAL}`,
         tags: TAGS,
         querystring: TopicListQuery,
-        response: responses({ 200: TopicList }, [400]),
+        headers: ConditionalHeaders,
+        response: responses({ 200: TopicList, ...NOT_MODIFIED }, [400]),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const { page, next } = await listTopics(store.db, {
         visibility: 'listed',
@@ -85,7 +127,10 @@ export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
         limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
       });
-      return { topics: page.map((topic) => presentTopic(topic, moderator)), next_cursor: next ? encodeCursor(next) : null };
+      return sendContentTagged(request, reply, {
+        topics: page.map((topic) => presentTopic(topic, moderator)),
+        next_cursor: next ? encodeCursor(next) : null,
+      } satisfies Static<typeof TopicList>);
     },
   );
 
@@ -93,23 +138,41 @@ export const registerReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/forum/topics/:topic_id',
     {
       schema: {
-        summary: 'Read a topic: 100 posts a page, newest page first, each page oldest first',
-        description: 'Listed topics are public. An unlisted topic needs the thread token of an active member; otherwise it answers 404 like an unknown one.',
+        summary: `Read a topic: up to ${MESSAGE_PAGE_SIZE} posts a page, newest page first, each page oldest first`,
+        description:
+          `A page holds at most ${MESSAGE_PAGE_SIZE} posts and at most ${MESSAGE_PAGE_BYTES / 1024} KiB of serialized messages ` +
+          '(the messages array as JSON, UTF-8), whichever is reached first; pass next_before as before to read the next older page, ' +
+          'which continues exactly where this one stopped, so following it shows every post once. ' +
+          'Listed topics are public. An unlisted topic needs the thread token of an active member; otherwise it answers 404 like an unknown one. ' +
+          `${CONDITIONAL} The tag differs per page and changes with every new, hidden or shown post and every change to the topic.`,
         tags: TAGS,
         security: [{}, ...THREAD_BEARER],
         params: TopicParams,
         querystring: PageQuery,
-        response: responses({ 200: TopicPage }, [400, 404]),
+        headers: ConditionalHeaders,
+        response: responses({ 200: TopicPage, ...NOT_MODIFIED }, [400, 404]),
       },
       config: { notFoundCode: 'topic_not_found' },
     },
-    async (request) => {
+    async (request, reply) => {
       const topicId = request.params.topic_id.toLowerCase();
       const topic = await findTopic(store.db, topicId);
       if (!topic) throw new ApiError('topic_not_found');
-      if (topic.visibility !== 'listed' && !(await optionalMembership(request, topicId))) throw new ApiError('topic_not_found');
-      const { page, nextBefore } = await listPostsPage(store.db, topicId, request.query.before?.toLowerCase(), MESSAGE_PAGE_SIZE);
-      return { topic: presentTopic(topic, moderator), messages: page.map(presentPost), next_before: nextBefore };
+      const view = topic.visibility === 'listed' ? 'public' : 'member';
+      if (view === 'member' && !(await optionalMembership(request, topicId))) throw new ApiError('topic_not_found');
+      const page = { before: request.query.before?.toLowerCase(), view, moderatorName: moderator } as const;
+      const etag = topicPageTag(topic, page);
+      if (etagMatches(request.headers['if-none-match'], etag)) return sendNotModified(reply, etag);
+      const cached = pageCache.get(etag);
+      if (cached !== undefined) return sendTagged(request, reply, etag, cached);
+
+      const snapshot = await readTopicSnapshot(store.db, topicId, page.before);
+      if (!snapshot) throw new ApiError('topic_not_found');
+      const document = presentTopicPage(snapshot, moderator) satisfies Static<typeof TopicPage>;
+      const body = reply.serialize(document) as string;
+      const snapshotTag = topicPageTag(snapshot.topic, page);
+      pageCache.set(snapshotTag, body);
+      return sendTagged(request, reply, snapshotTag, body);
     },
   );
 };

@@ -5,6 +5,8 @@ import { CATEGORY_SLUGS } from './categories.ts';
 export const TOPIC_LIST_DEFAULT_LIMIT = 50;
 export const TOPIC_LIST_MAX_LIMIT = 200;
 export const MESSAGE_PAGE_SIZE = 100;
+/** A topic page's messages, serialized, stay within this many bytes as well as MESSAGE_PAGE_SIZE. */
+export const MESSAGE_PAGE_BYTES = 256 * 1024;
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
@@ -81,6 +83,7 @@ export const TopicSummary = Type.Object({
 });
 
 export const TopicList = Type.Object({ topics: Type.Array(TopicSummary), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const CategoryList = Type.Object({ categories: Type.Array(Category) });
 
 export const ForumMessage = Type.Object({
   message_id: Uuid,
@@ -95,7 +98,9 @@ export const ModeratorMessage = Type.Composite([ForumMessage, Type.Object({ hidd
 export const TopicPage = Type.Object({
   topic: TopicSummary,
   messages: Type.Array(ForumMessage),
-  next_before: Type.Union([Uuid, Type.Null()]),
+  next_before: Type.Union([Uuid, Type.Null()], {
+    description: 'Pass as before to read the next older page, which continues exactly where this one stopped; null on the oldest page.',
+  }),
 });
 export const ModeratorTopicPage = Type.Object({
   topic: TopicSummary,
@@ -134,6 +139,10 @@ export const TopicListQuery = Type.Object({
 });
 export const AdminTopicListQuery = Type.Composite([TopicListQuery, Type.Object({ visibility: Type.Optional(VisibilitySchema) })]);
 export const PageQuery = Type.Object({ before: Type.Optional(IdParam) });
+/** A read that answers 304 while the client's copy, named by the ETag it was given, is current. */
+export const ConditionalHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the copy you hold: 304 with no body while it is current.' })),
+});
 
 export const NewTopic = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', default: 'general' })),

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Forum tables (CONTRACT §6). Times are epoch milliseconds; booleans are integers 0/1 in both dialects. */
 export interface PeerAgentsTable {
   id: string;
@@ -102,11 +104,20 @@ export interface OwnerBridgeMessagesTable {
   seen_at: number | null;
 }
 
+/**
+ * Bumped by every post and every hide or unhide in the topic, so a topic page's ETag and cached body
+ * change with them. Set by the store (0 for a new topic), so it stays out of ForumTopicsTable, the
+ * shape of a new topic.
+ */
+export interface TopicPostsRevision {
+  posts_revision: Generated<number>;
+}
+
 export interface ForumTables {
   peer_agents: PeerAgentsTable;
   peer_invitations: PeerInvitationsTable;
   forum_categories: ForumCategoriesTable;
-  forum_topics: ForumTopicsTable;
+  forum_topics: ForumTopicsTable & TopicPostsRevision;
   forum_members: ForumMembersTable;
   forum_messages: ForumMessagesTable;
   owner_bridges: OwnerBridgesTable;

@@ -1,11 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ListPosition } from '../admin/cursor.ts';
+import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { LOBBY_KEY } from './seed.ts';
-import type { ForumCategoriesTable, ForumTopicsTable, TopicStatus, TopicVisibility } from './tables.ts';
+import type { ForumCategoriesTable, ForumTables, TopicStatus, TopicVisibility } from './tables.ts';
 
 type Db = Kysely<Database>;
-export type TopicRow = Selectable<ForumTopicsTable>;
+export type TopicRow = Selectable<ForumTables['forum_topics']>;
 export type CategoryRow = Selectable<ForumCategoriesTable>;
 
 export function listCategories(db: Db): Promise<CategoryRow[]> {
@@ -59,7 +60,7 @@ export async function listTopics(db: Db, filters: TopicFilters) {
 export async function countListedTopic(db: Db, category: string, now: number): Promise<void> {
   await db
     .updateTable('forum_categories')
-    .set((eb) => ({ topic_count: eb('topic_count', '+', 1), latest_activity_at: now }))
+    .set((eb) => ({ topic_count: eb('topic_count', '+', 1), latest_activity_at: laterOf('latest_activity_at', now) }))
     .where('slug', '=', category)
     .execute();
 }
@@ -67,10 +68,10 @@ export async function countListedTopic(db: Db, category: string, now: number): P
 /** Activity in a listed topic moves its category's latest_activity_at; unlisted activity is never shown. */
 export async function touchCategory(db: Db, topic: Pick<TopicRow, 'category' | 'visibility'>, now: number): Promise<void> {
   if (topic.visibility !== 'listed') return;
-  await db.updateTable('forum_categories').set({ latest_activity_at: now }).where('slug', '=', topic.category).execute();
+  await db.updateTable('forum_categories').set({ latest_activity_at: laterOf('latest_activity_at', now) }).where('slug', '=', topic.category).execute();
 }
 
-export async function insertTopic(db: Db, row: TopicRow): Promise<void> {
+export async function insertTopic(db: Db, row: Insertable<ForumTables['forum_topics']>): Promise<void> {
   await db.insertInto('forum_topics').values(row).execute();
   if (row.visibility === 'listed') await countListedTopic(db, row.category, row.created_at);
 }

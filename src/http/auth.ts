@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
-import { sourceKey } from './client-source.ts';
+import { clientAddress, sourceKey } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -14,20 +14,20 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 /** The keyed hash of the client address that per-source limits count. */
 export function requestSource(request: FastifyRequest): string {
-  return sourceKey(request.ip, request.server.services.config.rateSalt ?? '');
+  return sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
 }
 
 /**
- * Administrator authentication (CONTRACT §2, §4): a source past its failure limit gets 429 even
- * with the right token until the window passes; a missing or wrong token is charged and gets 401.
+ * Administrator authentication (CONTRACT §4). The right token is always accepted and charges
+ * nothing, so whoever shares the operator's address cannot lock the operator out (README,
+ * "Operator"). A missing or wrong one is charged to its source in one atomic step that is also the
+ * check: 401 while the failure limit has room, 429 once it is used up.
  */
 export async function requireAdmin(request: FastifyRequest): Promise<void> {
   const { config, limiter, store } = request.server.services;
-  const source = requestSource(request);
-  await limiter.ensureAvailable(store.db, 'ADMIN_AUTH_FAILURE_SOURCE', source);
   const token = bearerToken(request);
   // Digests have one length, so the comparison does not reveal the token's length either.
   if (token !== undefined && config.adminToken !== undefined && safeEqual(sha256(token), sha256(config.adminToken))) return;
-  await store.db.transaction().execute((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', source));
+  await store.db.transaction().execute((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)));
   throw new ApiError('admin_token_required');
 }

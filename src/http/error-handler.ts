@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { storeFault, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 
 declare module 'fastify' {
@@ -8,22 +9,21 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The store cannot answer now: the connection is refused, lost or timed out (node and PostgreSQL
- * class 08 and 57P codes), PostgreSQL has no connection slot left (53300) or cancelled a statement
- * that ran past statement_timeout (57014), or SQLite stayed locked past busy_timeout (SQLITE_BUSY).
- */
-const STORE_DOWN_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08006', 'SQLITE_BUSY',
-]);
+/** The operator's first clue in the log: what the store's error means. */
+const STORE_FAULT_LOG: Record<StoreFault, string> = {
+  unreachable: 'store unavailable: the store does not answer',
+  no_space: 'store unavailable: the disk is full',
+  io_error: 'store unavailable: the disk reports an input/output error',
+  corrupt: 'store unavailable: the database file is damaged; restore it from a backup',
+};
 
-function isStoreUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return (
-    (code !== undefined && STORE_DOWN_CODES.has(code)) ||
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(message ?? '')
-  );
+/**
+ * The client went away (an upload cut off, a reset connection): the error reading its body
+ * (ECONNRESET "aborted") says nothing about the store, and no one is left to read an answer.
+ * A request whose body was read whole is destroyed too, hence `complete`.
+ */
+function isClientAbort(request: FastifyRequest): boolean {
+  return (request.raw.destroyed && !request.raw.complete) || request.raw.socket.destroyed;
 }
 
 function validationField(error: FastifyError): string | undefined {
@@ -62,7 +62,8 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_json');
   }
-  if (isStoreUnavailable(error)) return new ApiError('store_unavailable', { retryAfterSeconds: 5 });
+  if (isClientAbort(request)) return new ApiError('invalid_request');
+  if (storeFault(error)) return new ApiError('store_unavailable', { retryAfterSeconds: 5 });
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new ApiError('invalid_request');
   return new ApiError('internal_error');
@@ -72,8 +73,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, request);
     if (apiError.status >= 500) {
+      const fault = apiError.code === 'store_unavailable' ? storeFault(error) : undefined;
       // The request id ties this line to the access log; never the body, headers or credentials.
-      request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, 'request failed');
+      request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, fault ? STORE_FAULT_LOG[fault] : 'request failed');
+    } else if (isClientAbort(request)) {
+      request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
     }
     sendError(reply, apiError);
   });

@@ -5,11 +5,53 @@ import { sendError } from './error-handler.ts';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by routePath(): the one path every prefix check decides on. */
+    normalisedPath: string | null;
+  }
+}
+
+/** An absolute-form request target (`GET http://host/api/…`) names its path after the authority. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/** The request target's path as the router reads it: no query, no scheme and authority. */
+function targetPath(url: string): string {
+  const path = (url.split('?')[0] ?? '').replace(ABSOLUTE_FORM, '');
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
+function decodedPath(url: string): string {
+  const path = targetPath(url);
+  try {
+    // decodeURI, like the router, keeps reserved escapes (%2F, %3F) as they are.
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The path that decides which checks apply to a request (API headers, the not-configured gate):
+ * the pattern of the route the router matched, so that `/%61pi/…` and `http://host/api/…` are
+ * judged as the route they reach; for an unmatched request, its decoded path. Decided once per
+ * request, so no hook can judge the raw target differently from another.
+ */
+export function routePath(request: FastifyRequest): string {
+  request.normalisedPath ??= request.routeOptions.url ?? decodedPath(request.url);
+  return request.normalisedPath;
+}
+
+function isApiPath(path: string): boolean {
+  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json';
+}
+
 /**
  * Fastify answers every unmatched request through one not-found handler; a second router that
  * mirrors the registered paths tells a wrong method (405 with Allow) from an unknown path (404).
  */
 export function registerRouting(app: FastifyInstance): void {
+  app.decorateRequest('normalisedPath', null);
   const known = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -20,7 +62,8 @@ export function registerRouting(app: FastifyInstance): void {
     }
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
+    // Undecoded: the mirror router decodes the path itself, as Fastify's did.
+    const path = targetPath(request.url);
     const allowed = METHODS.filter((method) => known.find(method, path) !== null);
     if (allowed.length > 0) {
       return sendError(reply, new ApiError('method_not_allowed', { headers: { Allow: allowed.join(', ') } }));
@@ -48,9 +91,7 @@ function setApiHeaders(reply: FastifyReply): void {
 export function registerApiHeaders(app: FastifyInstance): void {
   // Set on arrival (a synchronous hook: no promise per request); every answer, errors included, keeps them.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.url.startsWith('/api/') || request.url === '/api' || request.url.startsWith('/openapi.json')) {
-      setApiHeaders(reply);
-    }
+    if (isApiPath(routePath(request))) setApiHeaders(reply);
     done();
   });
 }

@@ -5,9 +5,16 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
-/** A one-line text field: trimmed, counted in code points, no control characters. */
+/**
+ * What a one-line field refuses: control characters, the line and paragraph separators (U+2028,
+ * U+2029), and the bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+ * U+2069), which reorder what is shown beside the text so that it reads other than it is.
+ */
+const SINGLE_LINE_PATTERN = '^[^\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$';
+
+/** A one-line text field: trimmed, counted in code points, none of the characters above. */
 export function singleLine(maxLength: number, minLength = 1, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: '^[^\\p{Cc}]*$', ...(description ? { description } : {}) });
+  return Type.String({ minLength, maxLength, pattern: SINGLE_LINE_PATTERN, ...(description ? { description } : {}) });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ApiError } from '../http/errors.ts';
+import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { newId } from '../tokens.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from './counters.ts';
@@ -89,8 +90,8 @@ export async function reserveMessageSlot(db: Db, conversationId: string, role: R
       message_count: eb('message_count', '+', 1),
       unread_count: eb('unread_count', '+', unreadIncrement),
       revision: eb('revision', '+', 1),
-      updated_at: now,
-      last_message_at: now,
+      updated_at: laterOf('updated_at', now),
+      last_message_at: laterOf('last_message_at', now),
     }))
     .where('id', '=', conversationId)
     .where('status', '=', 'open')

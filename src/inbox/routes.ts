@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { conversationThread } from '../alerts/alerts.ts';
 import { requestSource } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { etagMatches } from '../http/etag.ts';
@@ -73,7 +74,7 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
         if (winner) return replay(winner);
         throw error;
       }
-      setImmediate(() => alerts.notify('new'));
+      setImmediate(() => alerts.notify({ kind: 'new', thread: conversationThread(conversation.id), source }));
       return reply.code(201).send(presentCreationReceipt(baseUrl(request), conversation, accessToken, false));
     },
   );
@@ -140,7 +141,7 @@ export const registerInbox: FastifyPluginAsyncTypebox = async (app) => {
         clock,
         charge: (trx) => limiter.consume(trx, 'FOLLOWUP_SOURCE', source),
       });
-      if (!duplicate) setImmediate(() => alerts.notify('reply'));
+      if (!duplicate) setImmediate(() => alerts.notify({ kind: 'reply', thread: conversationThread(conversation.id), source }));
       return reply.code(duplicate ? 200 : 201).send(presentReplyReceipt(conversation.id, messageId, duplicate));
     },
   );

@@ -36,7 +36,11 @@ export class Limiter {
     }
   }
 
-  /** Throws the 429 when any window of `name` is already full for `key`, charging nothing. */
+  /**
+   * Throws the 429 when any window of `name` is already full for `key`, charging nothing. A look,
+   * not a reservation: concurrent requests all pass it before any charges, so only `consume` may
+   * decide whether limited work goes ahead.
+   */
   async ensureAvailable(db: Db, name: LimitName, key: string): Promise<void> {
     const now = this.clock.now();
     for (const window of this.limits[name]) {

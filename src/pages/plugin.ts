@@ -42,15 +42,16 @@ export const registerPages: FastifyPluginAsync = async (app) => {
     assets.set(file, { body: readFileSync(path.join(DIST_DIR, file)), type: TYPES[path.extname(file)] ?? 'application/octet-stream' });
   }
 
-  const page = (template: string, script: string): Page => {
+  const page = (template: string, script?: string): Page => {
     const html = readFileSync(path.join(WEB_DIR, template), 'utf8')
       .replaceAll('%STYLE%', `/assets/${manifest['style.css']}`)
-      .replaceAll('%SCRIPT%', `/assets/${manifest[script]}`);
+      .replaceAll('%SCRIPT%', script ? `/assets/${manifest[script]}` : '');
     return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
   };
   const contact = page('index.html', 'contact.js');
   const admin = page('admin.html', 'admin.js');
   const forum = page('forum.html', 'forum.js');
+  const needsJavaScript = page('needs-javascript.html');
 
   app.addHook('onRequest', (_request, reply, done) => {
     setSecurityHeaders(reply);
@@ -75,6 +76,16 @@ export const registerPages: FastifyPluginAsync = async (app) => {
   app.get('/forum/', { schema: { hide: true } }, async (request, reply) => {
     reply.header('Cache-Control', 'no-cache');
     return sendPage(reply, forum, request.headers['if-none-match']);
+  });
+  // Every form posts here, and only when its page's script did not run: a form left to the browser
+  // would submit by GET and put what it holds (a recovery key, a token) into the URL. The body is
+  // read and dropped unseen; the answer says what happened and echoes nothing.
+  await app.register(async (formsWithoutScript) => {
+    formsWithoutScript.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+    formsWithoutScript.post('/needs-javascript', { schema: { hide: true } }, async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(400).type('text/html; charset=utf-8').send(needsJavaScript.html);
+    });
   });
   app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
   app.get('/forum', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/forum/', 301));

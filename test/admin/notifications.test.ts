@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ALERT_TEXTS } from '../../src/alerts/telegram.ts';
+import type { TelegramAlerts } from '../../src/alerts/telegram.ts';
+import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { adminHeaders, json, startApp, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
-import { BOT_TOKEN, CapturingLogger, CHAT_ID, telegramEnv, telegramFactory } from '../alerts/support.ts';
+import { BOT_TOKEN, CapturingLogger, CHAT_ID, contact, followUp, telegramEnv, telegramFactory } from '../alerts/support.ts';
 import { admin } from './support.ts';
 
 const sendTest = (t: TestApp) => admin(t, 'POST', '/api/admin/notifications/test');
@@ -28,17 +29,21 @@ describe('notifications with a Telegram bot', () => {
   let telegram: FakeTelegram;
   let t: TestApp;
   let logger: CapturingLogger;
+  let alerts: TelegramAlerts;
 
   async function start(env: Record<string, string> = {}, timeoutMs?: number) {
     const base = await telegram.start();
     logger = new CapturingLogger();
-    t = await startApp({ env: { ...telegramEnv(base), ...env }, alerts: telegramFactory(logger, timeoutMs).factory });
+    const { factory, made } = telegramFactory(logger, timeoutMs);
+    t = await startApp({ env: { ...telegramEnv(base), ...env }, alerts: factory });
+    alerts = made.alerts!;
   }
 
   beforeEach(() => {
     telegram = new FakeTelegram();
   });
   afterEach(async () => {
+    await alerts.close();
     // Neither the bot token nor the chat id reaches a log line, of the app or of the alerts.
     const everything = [...t.logs, ...logger.lines].join('\n');
     expect(everything).not.toContain(BOT_TOKEN);
@@ -115,8 +120,8 @@ describe('notifications with a Telegram bot', () => {
     expect(response.body).not.toContain('127.0.0.1');
   });
 
-  it('answers 429 over the global alert limit, then recovers when the window passes', async () => {
-    await start({ LIMIT_ALERT_GLOBAL: '2/10m' });
+  it('answers 429 over its own test alert limit, then recovers when the window passes', async () => {
+    await start({ LIMIT_ALERT_TEST: '2/10m' });
     expect((await sendTest(t)).statusCode).toBe(200);
     expect((await sendTest(t)).statusCode).toBe(200);
     const limited = await sendTest(t);
@@ -128,5 +133,17 @@ describe('notifications with a Telegram bot', () => {
     t.clock.advance(10 * 60_000);
     expect((await sendTest(t)).statusCode).toBe(200);
     expect(telegram.received).toHaveLength(3);
+  });
+
+  it('answers 200 while visitor alerts have used up every other budget', async () => {
+    await start({ LIMIT_ALERT_GLOBAL: '1/10m' });
+    const visitor = await contact(t, '203.0.113.5');
+    await followUp(t, visitor, '203.0.113.5');
+    await contact(t, '203.0.113.6');
+    await alerts.idle();
+    expect(telegram.received).toHaveLength(1);
+    const response = await sendTest(t);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(telegram.received.at(-1)!.body)).toEqual({ chat_id: CHAT_ID, text: ALERT_TEXTS.test });
   });
 });

@@ -1,19 +1,73 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RetentionJob } from '../../src/admin/retention.ts';
+import { ConfigError, readConfig } from '../../src/config.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import { bearer, createConversation, type TestApp } from '../helpers.ts';
 import { admin, listAll, overview, startRoomyApp } from './support.ts';
 
 const DAY = 86_400_000;
 const quiet = { info: () => undefined, warn: () => undefined };
+/** For the tests of what a run deletes: no share is too large. */
+const UNGUARDED = { maxSharePercent: 100, allowLargeDelete: false };
 
 describe('retention', () => {
   let t: TestApp;
   afterEach(() => t.close());
 
   function job(retentionDays: number) {
-    return new RetentionJob({ store: t.store, limiter: new Limiter(t.config.limits, t.clock), clock: t.clock, retentionDays, logger: quiet });
+    return new RetentionJob({ store: t.store, limiter: new Limiter(t.config.limits, t.clock), clock: t.clock, retentionDays, ...UNGUARDED, logger: quiet });
   }
+
+  /** A job as the service builds it from its configuration, with its warnings captured. */
+  function configuredJob(warnings: [object, string][]) {
+    return new RetentionJob({
+      store: t.store,
+      limiter: new Limiter(t.config.limits, t.clock),
+      clock: t.clock,
+      retentionDays: t.config.retentionDays,
+      maxSharePercent: t.config.retentionMaxShare,
+      allowLargeDelete: t.config.retentionAllowLargeDelete,
+      logger: { info: () => undefined, warn: (details, message) => warnings.push([details, message]) },
+    });
+  }
+
+  it('deletes a normal share, but nothing when a clock far ahead makes most conversations due, and says so with counts only', async () => {
+    t = await startRoomyApp({ env: { RETENTION_DAYS: '30' } });
+    expect(t.config).toMatchObject({ retentionMaxShare: 25, retentionAllowLargeDelete: false });
+    const old = [await createConversation(t), await createConversation(t)];
+    t.clock.advance(20 * DAY);
+    for (let index = 0; index < 6; index += 1) await createConversation(t, { message: `recent ${index}` });
+    t.clock.advance(11 * DAY);
+    const warnings: [object, string][] = [];
+
+    // 2 of 8 due: exactly the share, so the run goes ahead as before.
+    expect((await configuredJob(warnings).run()).conversations).toBe(2);
+    expect(warnings).toEqual([]);
+    const remaining = (await listAll(t)).map((item) => item.id);
+    expect(remaining).toHaveLength(6);
+
+    // The clock jumps ten years ahead: all 6 would be due.
+    t.clock.advance(3650 * DAY);
+    expect((await configuredJob(warnings).run()).conversations).toBe(0);
+    expect((await listAll(t)).map((item) => item.id)).toEqual(remaining);
+    expect((await overview(t)).totals.total_conversations).toBe(6);
+    expect(warnings).toEqual([[{ conversations: 6, max_deletable: 1, max_share_percent: 25 }, expect.stringContaining('retention deleted nothing')]]);
+    expect(JSON.stringify(warnings)).not.toMatch(new RegExp([...old.map((item) => item.conversation_id), ...remaining].join('|')));
+    // And again on the next run: the refusal holds until someone decides.
+    expect((await configuredJob(warnings).run()).conversations).toBe(0);
+    expect(warnings).toHaveLength(2);
+  });
+
+  it('deletes more than RETENTION_MAX_SHARE when RETENTION_ALLOW_LARGE_DELETE=true, and logs it', async () => {
+    t = await startRoomyApp({ env: { RETENTION_DAYS: '30', RETENTION_MAX_SHARE: '50', RETENTION_ALLOW_LARGE_DELETE: 'true' } });
+    for (let index = 0; index < 4; index += 1) await createConversation(t, { message: `old ${index}` });
+    t.clock.advance(31 * DAY);
+    await createConversation(t, { message: 'recent' });
+    const warnings: [object, string][] = [];
+    expect((await configuredJob(warnings).run()).conversations).toBe(4);
+    expect(await listAll(t)).toHaveLength(1);
+    expect(warnings).toEqual([[{ conversations: 5, max_deletable: 2, max_share_percent: 50 }, expect.stringContaining('RETENTION_ALLOW_LARGE_DELETE')]]);
+  });
 
   it('deletes conversations inactive longer than RETENTION_DAYS and keeps the counters exact', async () => {
     t = await startRoomyApp({ env: { RETENTION_DAYS: '30' } });
@@ -116,6 +170,7 @@ describe('retention', () => {
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       retentionDays: 0,
+      ...UNGUARDED,
       logger: quiet,
       intervalMs: 20,
     });
@@ -126,5 +181,17 @@ describe('retention', () => {
     }
     await retention.stop();
     expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]);
+  });
+});
+
+describe('retention configuration', () => {
+  it.each([
+    ['RETENTION_MAX_SHARE', '0'],
+    ['RETENTION_MAX_SHARE', '101'],
+    ['RETENTION_MAX_SHARE', 'a quarter'],
+    ['RETENTION_ALLOW_LARGE_DELETE', 'yes'],
+  ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
+    expect(() => readConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => readConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
   });
 });

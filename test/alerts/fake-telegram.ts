@@ -19,6 +19,7 @@ export class FakeTelegram {
   readonly received: ReceivedRequest[] = [];
   private server: Server | undefined;
   private held: ServerResponse[] = [];
+  private waiters: { count: number; resolve: () => void }[] = [];
 
   async start(): Promise<string> {
     this.server = createServer((request, response) => {
@@ -27,6 +28,9 @@ export class FakeTelegram {
       request.on('end', () => {
         this.received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
         this.answer(response);
+        const satisfied = this.waiters.filter((waiter) => waiter.count <= this.received.length);
+        this.waiters = this.waiters.filter((waiter) => !satisfied.includes(waiter));
+        for (const waiter of satisfied) waiter.resolve();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -48,6 +52,21 @@ export class FakeTelegram {
         this.held.push(response);
         return;
     }
+  }
+
+  /** Resolves once `count` requests have arrived in all; rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs: number): Promise<void> {
+    if (this.received.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.received.length} of ${count} requests after ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
   }
 
   /** Texts of the sendMessage requests received so far. */

@@ -1,8 +1,10 @@
+import { expect } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import { createAlerts, TelegramAlerts, type AlertLogger } from '../../src/alerts/telegram.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import type { Store } from '../../src/store/database.ts';
+import { adminHeaders, bearer, type TestApp } from '../helpers.ts';
 
 export const BOT_TOKEN = '7654321098:AAFakeBotTokenForParleyTests_xyzXYZ0123';
 export const CHAT_ID = '-1001234567890';
@@ -29,6 +31,7 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
       config: deps.config,
       store: deps.store,
       limiter: new Limiter(deps.config.limits, deps.clock),
+      clock: deps.clock,
       logger,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
@@ -37,4 +40,33 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
     return made.alerts;
   };
   return { factory, made };
+}
+
+export interface Contact {
+  id: string;
+  token: string;
+}
+
+/** A first contact from `address`. */
+export async function contact(t: TestApp, address: string, message = 'Please get back to me'): Promise<Contact> {
+  const response = await t.inject({ method: 'POST', url: '/api/conversations', payload: { message }, remoteAddress: address });
+  expect(response.statusCode, response.body).toBe(201);
+  const body = response.json<{ conversation_id: string; access_token: string }>();
+  return { id: body.conversation_id, token: body.access_token };
+}
+
+/** A visitor follow-up in `conversation`, sent from `address`. */
+export async function followUp(t: TestApp, conversation: Contact, address: string, message = 'Any news?'): Promise<void> {
+  const response = await t.inject({
+    method: 'POST',
+    url: `/api/conversations/${conversation.id}/messages`,
+    headers: bearer(conversation.token),
+    payload: { message },
+    remoteAddress: address,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+}
+
+export function sendTestAlert(t: TestApp) {
+  return t.inject({ method: 'POST', url: '/api/admin/notifications/test', headers: adminHeaders() });
 }

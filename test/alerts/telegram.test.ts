@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertsOff } from '../../src/alerts/alerts.ts';
-import { ALERT_TEXTS, createAlerts, DEFAULT_TIMEOUT_MS, TelegramAlerts } from '../../src/alerts/telegram.ts';
+import { createAlerts, DEFAULT_TIMEOUT_MS, TelegramAlerts } from '../../src/alerts/telegram.ts';
+import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { readConfig } from '../../src/config.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import { adminHeaders, bearer, createConversation, hexToken, startApp, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from './fake-telegram.ts';
-import { BOT_TOKEN, CapturingLogger, CHAT_ID, telegramEnv, telegramFactory } from './support.ts';
+import { BOT_TOKEN, CapturingLogger, CHAT_ID, contact, telegramEnv, telegramFactory } from './support.ts';
 
 const ROOMY = { LIMIT_CONVERSATION_SOURCE: '1000/1h', LIMIT_CONVERSATION_GLOBAL: '1000/1h', LIMIT_FOLLOWUP_SOURCE: '1000/1h' };
 
@@ -27,7 +28,7 @@ describe('alerts in the inbox flow', () => {
     telegram = new FakeTelegram();
   });
   afterEach(async () => {
-    await alerts.idle();
+    await alerts.close();
     const everything = [...t.logs, ...logger.lines].join('\n');
     expect(everything).not.toContain(BOT_TOKEN);
     expect(everything).not.toContain(CHAT_ID);
@@ -47,6 +48,8 @@ describe('alerts in the inbox flow', () => {
     await alerts.idle();
     expect(telegram.texts()).toEqual([ALERT_TEXTS.new]);
 
+    // Past the conversation's alert window, so the follow-up is not folded into a digest.
+    t.clock.advance(10 * 60_000);
     const replied = await t.inject({
       method: 'POST',
       url: `/api/conversations/${created.conversation_id}/messages`,
@@ -74,6 +77,8 @@ describe('alerts in the inbox flow', () => {
     const created = await createConversation(t, { message: 'Hello', client_access_token: token });
     const followUp = { message: 'More', client_message_id: 'retry-me-1' };
     const replyUrl = `/api/conversations/${created.conversation_id}/messages`;
+    await alerts.idle();
+    t.clock.advance(10 * 60_000);
     expect((await t.inject({ method: 'POST', url: replyUrl, headers: bearer(token), payload: followUp })).statusCode).toBe(201);
     await alerts.idle();
     expect(telegram.texts()).toEqual([ALERT_TEXTS.new, ALERT_TEXTS.reply]);
@@ -89,18 +94,27 @@ describe('alerts in the inbox flow', () => {
     expect(telegram.texts()).toEqual([ALERT_TEXTS.new, ALERT_TEXTS.reply]);
   });
 
-  it('holds the global alert limit; requests past it still succeed', async () => {
-    await start({ LIMIT_ALERT_GLOBAL: '3/10m,5/1d' });
-    for (let index = 0; index < 5; index += 1) await createConversation(t, { message: `m${index}` });
+  it('holds the global alert limit over every alert, digests included; requests past it still succeed', async () => {
+    await start({ LIMIT_ALERT_GLOBAL: '3/10m,5/1d', LIMIT_ALERT_NEW: '100/10m' });
+    // Each from its own address, so that only the global limit holds alerts back.
+    for (let index = 0; index < 5; index += 1) await contact(t, `198.51.100.${index + 1}`);
     await alerts.idle();
-    expect(telegram.received).toHaveLength(3);
-    expect(logger.lines.filter((line) => line.includes('"reason":"rate_limited"'))).toHaveLength(2);
+    expect(telegram.texts()).toEqual([ALERT_TEXTS.new, ALERT_TEXTS.new, ALERT_TEXTS.new]);
+    expect(logger.lines.filter((line) => line.includes('"budget":"ALERT_GLOBAL"'))).toHaveLength(2);
 
     t.clock.advance(10 * 60_000);
-    for (let index = 0; index < 4; index += 1) await createConversation(t, { message: `later ${index}` });
     await alerts.idle();
-    // The daily window (5) caps the second ten minutes at two more.
+    expect(telegram.texts().at(-1)).toBe('Parley: 2 new conversations are waiting in your inbox.');
+    for (let index = 0; index < 4; index += 1) await contact(t, `198.51.100.${index + 11}`);
+    await alerts.idle();
+    // The daily window (5) lets one more alert out; the digest of the other three waits for the next day.
     expect(telegram.received).toHaveLength(5);
+    t.clock.advance(10 * 60_000);
+    await alerts.idle();
+    expect(telegram.received).toHaveLength(5);
+    t.clock.advance(24 * 3_600_000);
+    await alerts.idle();
+    expect(telegram.texts().at(-1)).toBe('Parley: 3 new conversations are waiting in your inbox.');
   });
 
   it('never delays or fails the request that caused the alert', async () => {
@@ -118,19 +132,20 @@ describe('alerts in the inbox flow', () => {
     expect(logger.lines.filter((line) => line.includes('"reason":"delivery_failed"'))).toHaveLength(2);
   });
 
-  it('counts the limit in the store, across instances sharing it', async () => {
-    await start({ LIMIT_ALERT_GLOBAL: '2/10m' });
+  it('counts the test alert\'s limit in the store, across instances sharing it', async () => {
+    await start({ LIMIT_ALERT_TEST: '2/10m' });
     const second = createAlerts({
       config: t.config,
       store: t.store,
       limiter: new Limiter(t.config.limits, t.clock),
+      clock: t.clock,
       logger: new CapturingLogger(),
     });
-    expect(await alerts.deliver('owner_bridge')).toEqual({ sent: true });
-    expect(await second.deliver('owner_bridge')).toEqual({ sent: true });
-    expect(await alerts.deliver('owner_bridge')).toMatchObject({ sent: false, reason: 'rate_limited' });
-    expect(await second.deliver('owner_bridge')).toMatchObject({ sent: false, reason: 'rate_limited' });
-    expect(telegram.texts()).toEqual([ALERT_TEXTS.owner_bridge, ALERT_TEXTS.owner_bridge]);
+    expect(await alerts.sendTest()).toEqual({ sent: true });
+    expect(await second.sendTest()).toEqual({ sent: true });
+    expect(await alerts.sendTest()).toMatchObject({ sent: false, reason: 'rate_limited' });
+    expect(await second.sendTest()).toMatchObject({ sent: false, reason: 'rate_limited' });
+    expect(telegram.texts()).toEqual([ALERT_TEXTS.test, ALERT_TEXTS.test]);
   });
 
   it('never throws from notify, even when the store is gone', async () => {
@@ -139,9 +154,10 @@ describe('alerts in the inbox flow', () => {
       config: t.config,
       store: { ...t.store, db: undefined as never },
       limiter: new Limiter(t.config.limits, t.clock),
+      clock: t.clock,
       logger,
     }) as TelegramAlerts;
-    expect(() => orphan.notify('new')).not.toThrow();
+    expect(() => orphan.notify({ kind: 'new', thread: 'conversation:gone', source: 'nowhere' })).not.toThrow();
     await orphan.idle();
     expect(logger.lines.at(-1)).toMatch(/"level":"warn".*alert not sent/);
     expect(telegram.received).toHaveLength(0);
@@ -150,14 +166,17 @@ describe('alerts in the inbox flow', () => {
 
 describe('alert channel selection and texts', () => {
   it('is off unless both the bot token and the chat id are set', () => {
-    const deps = (env: Record<string, string>) => {
-      const config = readConfig(env);
-      return { config, store: undefined as never, limiter: new Limiter(config.limits, { now: () => 0 }), logger: new CapturingLogger() };
+    // readConfig refuses one without the other; the channel does not rely on that.
+    const deps = (botToken?: string, chatId?: string) => {
+      const defaults = readConfig({});
+      const config = { ...defaults, telegram: { ...defaults.telegram, botToken, chatId } };
+      const clock = { now: () => 0 };
+      return { config, store: undefined as never, limiter: new Limiter(config.limits, clock), clock, logger: new CapturingLogger() };
     };
-    expect(createAlerts(deps({}))).toBe(alertsOff);
-    expect(createAlerts(deps({ TELEGRAM_BOT_TOKEN: BOT_TOKEN }))).toBe(alertsOff);
-    expect(createAlerts(deps({ TELEGRAM_CHAT_ID: CHAT_ID }))).toBe(alertsOff);
-    expect(createAlerts(deps({ TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_CHAT_ID: CHAT_ID })).configured).toBe(true);
+    expect(createAlerts(deps())).toBe(alertsOff);
+    expect(createAlerts(deps(BOT_TOKEN))).toBe(alertsOff);
+    expect(createAlerts(deps(undefined, CHAT_ID))).toBe(alertsOff);
+    expect(createAlerts(deps(BOT_TOKEN, CHAT_ID)).configured).toBe(true);
     expect(DEFAULT_TIMEOUT_MS).toBe(8_000);
   });
 
@@ -170,8 +189,8 @@ describe('alert channel selection and texts', () => {
     }
   });
 
-  it('off: notify does nothing and deliver reports not_configured', async () => {
-    expect(() => alertsOff.notify('new')).not.toThrow();
-    expect(await alertsOff.deliver('test')).toMatchObject({ sent: false, reason: 'not_configured' });
+  it('off: notify does nothing and the test reports not_configured', async () => {
+    expect(() => alertsOff.notify({ kind: 'new', thread: 'conversation:any', source: 'any' })).not.toThrow();
+    expect(await alertsOff.sendTest()).toMatchObject({ sent: false, reason: 'not_configured' });
   });
 });

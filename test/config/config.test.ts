@@ -118,6 +118,16 @@ describe('readConfig', () => {
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
   });
 
+  it.each([
+    [{ TELEGRAM_BOT_TOKEN: '123:bot-token' }, 'TELEGRAM_CHAT_ID'],
+    [{ TELEGRAM_CHAT_ID: '-100123' }, 'TELEGRAM_BOT_TOKEN'],
+  ])('refuses half of the Telegram pair (%j), naming the missing %s, rather than starting with alerts off', (env, missing) => {
+    const error = configError(env);
+    expect(error.message).toMatch(new RegExp(`^${missing}: must be set`));
+    expect(error.message).not.toContain('bot-token');
+    expect(readConfig({ TELEGRAM_BOT_TOKEN: '123:bot-token', TELEGRAM_CHAT_ID: '-100123' }).telegram).toMatchObject({ botToken: '123:bot-token', chatId: '-100123' });
+  });
+
   it('never repeats a secret in its error message', () => {
     const error = configError({ ADMIN_TOKEN: 'short-secret' });
     expect(error.message).not.toContain('short-secret');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Alerts, AlertKind } from '../../src/alerts/alerts.ts';
+import { alertsOff, type Alerts, type AlertKind } from '../../src/alerts/alerts.ts';
 import { adminHeaders, bearer, json, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type TopicPageBody } from './support.ts';
 
@@ -10,7 +10,7 @@ const admin = (method: 'GET' | 'POST', url: string, payload?: Record<string, unk
   t.inject({ method, url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
 
 function capturingAlerts(kinds: AlertKind[]): Alerts {
-  return { configured: true, notify: (kind) => void kinds.push(kind), deliver: async () => ({ sent: true }) };
+  return { ...alertsOff, configured: true, notify: (event) => void kinds.push(event.kind) };
 }
 
 describe('moderation (CONTRACT §6.6)', () => {

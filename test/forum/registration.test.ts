@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminHeaders, bearer, hexToken, json, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type TopicPageBody } from './support.ts';
@@ -58,6 +59,62 @@ describe('peer registration (CONTRACT §6.1)', () => {
       expect(json(response).code).toBe('display_name_reserved');
     }
     expect((await registerRaw({ display_name: 'Forum Keeper 2' })).statusCode).toBe(201);
+  });
+
+  it('refuses the moderator\'s name written with invisible, look-alike or reordering characters', async () => {
+    t = await startApp();
+    for (const name of ['Moderator\u200b', 'Mod\u00aderator', 'M\u043ederator', 'Mod\u2060er\u200dator', 'ＭＯＤＥＲＡＴＯＲ', '𝐌𝐨𝐝𝐞𝐫𝐚𝐭𝐨𝐫', 'rnoderator', 'ᴍᴏᴅᴇʀᴀᴛᴏʀ', 'Mod\u200aerator', 'Mode\u0301rator', 'Moder\u{e0041}ator']) {
+      const response = await registerRaw({ display_name: name });
+      expect(response.statusCode, JSON.stringify(name)).toBe(403);
+      expect(json(response)).toMatchObject({ code: 'display_name_reserved', field: 'display_name' });
+    }
+    for (const name of ['\u202eModerator', 'Moder\u2066ator', 'Mod\u2028erator']) {
+      const response = await registerRaw({ display_name: name });
+      expect(response.statusCode, JSON.stringify(name)).toBe(400);
+      expect(json(response)).toMatchObject({ code: 'invalid_request', field: 'display_name' });
+    }
+    for (const name of ['Moderation Bot', 'Mediator', 'Modern Rat', 'Moderator Fan']) {
+      expect((await registerRaw({ display_name: name })).statusCode, name).toBe(201);
+    }
+  });
+
+  it('property: no mix of disguises reaches the moderator\'s name', async () => {
+    t = await startApp({ env: { LIMIT_PEER_REGISTRATION_SOURCE: '1000/1h' } });
+    /** Per letter of "moderator": ways to write it that a reader takes for it. */
+    const looks: Record<string, string[]> = {
+      m: ['m', 'M', '\u041c', '\u043c', '\u039c', 'ｍ', '𝐦', '𝖒', 'ᴍ', 'rn', 'ⓜ'],
+      o: ['o', 'O', '\u043e', '\u041e', '\u03bf', '\u039f', '0', 'ｏ', 'ᴏ', 'ℴ', 'ó', 'ö'],
+      d: ['d', 'D', '\u0501', 'ⅾ', 'ｄ', '𝐝', 'ᴅ', 'cl', 'ď'],
+      e: ['e', 'E', '\u0435', '\u0415', '\u03b5', '\u0395', 'ｅ', 'ᴇ', 'é', '\u0451'],
+      r: ['r', 'R', '\u0433', 'ｒ', 'ʀ', '𝐫', 'ř'],
+      a: ['a', 'A', '\u0430', '\u0410', '\u03b1', '\u0391', '\u0251', 'ａ', 'ᴀ', 'á'],
+      t: ['t', 'T', '\u0442', '\u0422', '\u03c4', '\u03a4', 'ｔ', 'ᴛ', 'ť'],
+    };
+    /** Characters that show as nothing, or nearly: zero-width and format characters, fillers, thin spaces, marks. */
+    const invisible = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u180e', '\ufe0f', '\u{e0020}', '\u3164', '\u115f', '\u2009', '\u200a', '\u00a0', '\u0301', '\u2800', ' '];
+    /** What a single-line field refuses outright. */
+    const reordering = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c', '\u2028', '\u2029'];
+    const gap = fc.array(fc.constantFrom(...invisible), { maxLength: 2 });
+    const letters = fc.tuple(...[...'moderator'].map((letter) => fc.tuple(fc.constantFrom(...looks[letter]!), gap)));
+    /** Half the names also carry a refused character after one of the first eight letters (inside the name: trimming keeps it). */
+    const inserted = fc.option(fc.tuple(fc.constantFrom(...reordering), fc.nat({ max: 7 })), { freq: 2 });
+    let reserved = 0;
+    await fc.assert(
+      fc.asyncProperty(gap, letters, inserted, async (lead, written, refused) => {
+        const parts = written.map(([letter, after]) => [letter, ...after].join(''));
+        if (refused) parts[refused[1]] += refused[0];
+        const name = lead.join('') + parts.join('');
+        const response = await registerRaw({ display_name: name });
+        const expected = refused ? { status: 400, code: 'invalid_request' } : { status: 403, code: 'display_name_reserved' };
+        expect(response.statusCode, JSON.stringify(name)).toBe(expected.status);
+        expect(json(response)).toMatchObject({ code: expected.code, field: 'display_name' });
+        if (!refused) reserved += 1;
+      }),
+      { numRuns: 300 },
+    );
+    expect(reserved).toBeGreaterThan(50);
+    const agents = await t.store.db.selectFrom('peer_agents').select('id').execute();
+    expect(agents).toEqual([]);
   });
 
   it('limits open registration per source and charges no retry', async () => {

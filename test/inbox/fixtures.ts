@@ -103,13 +103,17 @@ export function recordingAlerts(): Alerts & { sent: AlertKind[] } {
   return {
     configured: true,
     sent,
-    notify: (kind) => void sent.push(kind),
-    deliver: async (kind) => {
-      sent.push(kind);
+    notify: (event) => void sent.push(event.kind),
+    sendTest: async () => {
+      sent.push('test');
       return { sent: true };
     },
+    idle: alertsFlushed,
+    close: alertsFlushed,
   };
 }
 
-/** Alerts leave after the response (setImmediate); let them go out before counting. */
-export const alertsFlushed = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Alerts leave in a setImmediate queued by the response's handler: one more turn runs them. */
+export async function alertsFlushed(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}

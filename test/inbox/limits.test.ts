@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RATE_SALT, startApp, type TestApp, type TestAppOptions } from '../helpers.ts';
+import { ConfigError, readConfig } from '../../src/config.ts';
 import { keyedHash } from '../../src/tokens.ts';
 import { countRows, create, expectError } from './fixtures.ts';
 
@@ -137,5 +138,62 @@ describe('creation limits', () => {
       expect((await forwarded('1.1.1.1, 203.0.113.50')).statusCode).toBe(201);
       expectError(await forwarded('2.2.2.2, 203.0.113.50'), 429, 'rate_limited');
     });
+
+    it('counts the entry the proxy appended, not client-prepended ones, when TRUST_PROXY=true', async () => {
+      await start({ LIMIT_CONVERSATION_SOURCE: '1/1h', TRUST_PROXY: 'true' });
+      // `true` trusts the socket peer only: the last entry is the one it wrote about its own client.
+      expect((await forwarded('1.1.1.1, 203.0.113.51')).statusCode).toBe(201);
+      expectError(await forwarded('2.2.2.2, 203.0.113.51'), 429, 'rate_limited');
+      expectError(await forwarded('3.3.3.3, 4.4.4.4, 203.0.113.51'), 429, 'rate_limited');
+      expectError(await forwarded('203.0.113.51'), 429, 'rate_limited');
+      expect((await forwarded('203.0.113.51, 203.0.113.52')).statusCode).toBe(201);
+    });
+
+    it('walks from the right past every listed proxy, a listed one written with a port too', async () => {
+      await start({ LIMIT_CONVERSATION_SOURCE: '1/1h', TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' });
+      expect((await forwarded('1.1.1.1, 203.0.113.60, 10.0.0.7')).statusCode).toBe(201);
+      expectError(await forwarded('2.2.2.2, 203.0.113.60, 10.0.0.9:4444, 10.1.2.3'), 429, 'rate_limited');
+      expectError(await forwarded('203.0.113.60'), 429, 'rate_limited');
+    });
+
+    it.each(['true', '127.0.0.1'])('counts a forwarded address written with a port as the address alone (TRUST_PROXY=%s)', async (trust) => {
+      await start({ LIMIT_CONVERSATION_SOURCE: '1/1h', TRUST_PROXY: trust });
+      expect((await forwarded('198.51.100.9:1111')).statusCode).toBe(201);
+      expectError(await forwarded('198.51.100.9'), 429, 'rate_limited');
+      expectError(await forwarded('198.51.100.9:2222'), 429, 'rate_limited');
+      expect((await forwarded('[2001:db8::1]:2')).statusCode).toBe(201);
+      expectError(await forwarded('2001:db8::1'), 429, 'rate_limited');
+      expectError(await forwarded('[2001:db8::1]'), 429, 'rate_limited');
+      expectError(await forwarded('[2001:db8::1]:3'), 429, 'rate_limited');
+      expect((await forwarded('[::ffff:198.51.100.10]:5')).statusCode).toBe(201);
+      expectError(await forwarded('198.51.100.10:6'), 429, 'rate_limited');
+    });
+
+    it('counts forwarded IPv6 addresses per /64, with or without a port', async () => {
+      await start({ LIMIT_CONVERSATION_SOURCE: '1/1h', TRUST_PROXY: 'true' });
+      expect((await forwarded('2001:db8:1:1::1')).statusCode).toBe(201);
+      expectError(await forwarded('2001:db8:1:1:ffff:ffff:ffff:fffe'), 429, 'rate_limited');
+      expectError(await forwarded('[2001:db8:1:1::abcd]:443'), 429, 'rate_limited');
+      expectError(await forwarded('9.9.9.9, [2001:0db8:0001:0001::2]:8080'), 429, 'rate_limited');
+      expect((await forwarded('[2001:db8:1:2::1]:443')).statusCode).toBe(201);
+      expect((await forwarded('2001:db8:2:1::1')).statusCode).toBe(201);
+    });
+
+    it.each(['true', '127.0.0.1'])('counts the socket address when the forwarded entry is malformed, never answering 5xx (TRUST_PROXY=%s)', async (trust) => {
+      await start({ LIMIT_CONVERSATION_SOURCE: '1/1h', TRUST_PROXY: trust });
+      expect((await forwarded('garbage')).statusCode).toBe(201);
+      const malformed = ['other-garbage', '999.1.1.1', '198.51.100.9:', '198.51.100.9:port', '[2001:db8::1', '2001:db8::1]:2', '[198.51.100.9]:1',
+        '198.51.100.9:1:2', 'unknown', '_hidden', '1.2.3.4, x', 'fe80::1%eth-0', '"198.51.100.9"', 'for=198.51.100.9', '::1/64', `${'9'.repeat(4000)}`];
+      for (const entry of malformed) expectError(await forwarded(entry), 429, 'rate_limited');
+      // The socket itself (127.0.0.1) is that same source.
+      expectError(await from('127.0.0.1'), 429, 'rate_limited');
+    });
+  });
+});
+
+describe('TRUST_PROXY parsing', () => {
+  it('refuses a proxy address with a zone id, naming the variable', () => {
+    // Fastify's proxy-addr could not parse it and the start ended in a stack trace.
+    expect(() => readConfig({ TRUST_PROXY: '127.0.0.1, fe80::1%eth-0' })).toThrow(new ConfigError('TRUST_PROXY', '"fe80::1%eth-0" is not true, false, an address or a CIDR'));
   });
 });

@@ -111,6 +111,43 @@ describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real br
     expect(problems).toEqual([]);
   });
 
+  it('with JavaScript off, no form puts what it holds into a URL', async () => {
+    const key = `parley1.01890a5d-ac96-774b-bcce-b302099a8057.${'cd'.repeat(32)}`;
+    const cases = [
+      { path: '/', form: '#resume-form', fields: { '#recovery': key }, secret: 'cd'.repeat(32) },
+      { path: '/', form: '#contact-form', fields: { '#message': `my key is ${key}`, '#name': 'Secret Name', '#invitation': 'secret-invitation' }, secret: 'cd'.repeat(32) },
+      { path: '/admin/', form: '#login-form', fields: { '#admin-token': ADMIN_TOKEN }, secret: ADMIN_TOKEN },
+    ];
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      const visited: string[] = [];
+      page.on('request', (request) => visited.push(request.url()));
+      for (const { path, form, fields, secret } of cases) {
+        await page.goto(`${base}${path}`);
+        for (const [selector, value] of Object.entries(fields)) await page.fill(selector, value);
+        const [response] = await Promise.all([
+          page.waitForResponse((candidate) => candidate.request().isNavigationRequest()),
+          page.click(`${form} button[type=submit]`),
+        ]);
+        await page.waitForLoadState();
+        expect(page.url(), form).not.toContain(encodeURIComponent(secret));
+        expect(page.url(), form).toBe(`${base}/needs-javascript`);
+        expect(response.request().method(), form).toBe('POST');
+        expect(response.status(), form).toBe(400);
+        await expect.poll(() => page.locator('h1').textContent()).toBe('This page needs JavaScript');
+        expect(await page.content(), form).not.toContain(secret);
+      }
+      for (const url of visited) {
+        for (const { secret } of cases) expect(url).not.toContain(encodeURIComponent(secret));
+        expect(url).not.toContain('parley1');
+        expect(url).not.toContain('Secret');
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a retry after a lost answer leaves exactly one conversation', async () => {
     const before = (await adminList()).length;
     const page = await newPage();

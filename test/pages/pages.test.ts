@@ -56,6 +56,41 @@ describe('pages', () => {
     expect(redirect.headers.location).toBe('/admin/');
   });
 
+  it('gives every form of every page method="post" to a route that cannot leak, and names no field', async () => {
+    let forms = 0;
+    for (const path of ['/', '/admin/', '/forum/']) {
+      const { body } = await t.inject({ method: 'GET', url: path });
+      for (const [tag] of body.matchAll(/<form\b[^>]*>/g)) {
+        forms += 1;
+        expect(tag, `${path} ${tag}`).toMatch(/\smethod="post"/);
+        expect(tag, `${path} ${tag}`).toMatch(/\saction="\/needs-javascript"/);
+      }
+      // A field without a name is never submitted by the browser, whatever the method.
+      expect(body, path).not.toMatch(/<(?:input|textarea|select)\b[^>]*\sname=/);
+    }
+    expect(forms).toBe(9);
+  });
+
+  it('refuses a form posted without its script: a plain page that echoes nothing', async () => {
+    const secret = `parley1.01890a5d-ac96-774b-bcce-b302099a8057.${'ab'.repeat(32)}`;
+    const bodies = [
+      { 'content-type': 'application/x-www-form-urlencoded', payload: `recovery=${encodeURIComponent(secret)}` },
+      { 'content-type': 'multipart/form-data; boundary=x', payload: `--x\r\nContent-Disposition: form-data; name="recovery"\r\n\r\n${secret}\r\n--x--\r\n` },
+      { 'content-type': 'text/plain', payload: `recovery=${secret}` },
+    ];
+    for (const { payload, ...headers } of bodies) {
+      const response = await t.inject({ method: 'POST', url: '/needs-javascript', headers, payload });
+      expect(response.statusCode, headers['content-type']).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expectSecurityHeaders(response.headers);
+      expect(response.body).toContain('This page needs JavaScript');
+      expect(response.body).not.toContain('ab'.repeat(32));
+    }
+    const empty = await t.inject({ method: 'POST', url: '/needs-javascript' });
+    expect(empty.statusCode).toBe(400);
+  });
+
   it('answers 404 for an unknown asset', async () => {
     const response = await t.inject({ method: 'GET', url: '/assets/nothing-ABC.js' });
     expect(response.statusCode).toBe(404);

@@ -121,3 +121,14 @@ export function expected(route: Route, credential: Credential): Expected {
       return { status: 401, code: 'agent_token_required' };
   }
 }
+
+/**
+ * The same path written as the router still reads it (issue 10 item 8): every check keyed on the
+ * path must judge these as the route they reach.
+ */
+export function disguisedPaths(path: string): string[] {
+  return [
+    path.replace(/^\/api\//, '/%61pi/'),
+    path.replace(/^\/api\/(\w)/, (_match, letter: string) => `/api/%${letter.charCodeAt(0).toString(16).toUpperCase()}`),
+  ];
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, bearer, createConversation, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
-import { CREDENTIALS, expected, ROUTES, type Credential, type Route } from './authorization-matrix.ts';
+import { CREDENTIALS, disguisedPaths, expected, ROUTES, type Credential, type Route } from './authorization-matrix.ts';
 import { RAISED_LIMITS } from './support.ts';
 
 /** Runs authorization-matrix.ts: every route against every kind of credential, on fresh fixtures per route. */
@@ -103,4 +103,47 @@ describe('authorization matrix (CONTRACT §2)', () => {
     console.warn(`authorization matrix (${TEST_STORE}): ${ROUTES.length} routes × ${CREDENTIALS.length} credentials = ${cells} cells`);
     expect(mismatches).toEqual([]);
   }, 120_000);
+
+  it('answers the same through percent-encoded paths, with the API headers', async () => {
+    const mismatches: string[] = [];
+    for (const route of ROUTES) {
+      const given = await fixtures();
+      const url = route.path.replace(/:(\w+)/g, (_match, name: string) => given.ids[name]!);
+      const [prefixEncoded, segmentEncoded] = disguisedPaths(url);
+      const right = route.guard === 'public' ? [] : order(route).filter((credential) => expected(route, credential).code === undefined);
+      const cells: Array<[Credential, string]> = [['none', prefixEncoded!], ['none', segmentEncoded!], ...right.map((credential): [Credential, string] => [credential, prefixEncoded!])];
+      for (const [credential, path] of cells) {
+        const want = expected(route, credential);
+        const response = await t.inject({ method: route.method, url: path, headers: headers(credential, given), ...(route.body ? { payload: route.body } : {}) });
+        const got = { status: response.statusCode, code: want.code === undefined ? undefined : response.json<{ code?: string }>().code };
+        const apiHeaders = response.headers['cache-control'] === 'no-store' && response.headers['x-content-type-options'] === 'nosniff' && response.headers['referrer-policy'] === 'no-referrer';
+        if (got.status !== want.status || got.code !== want.code || !apiHeaders) {
+          mismatches.push(`${route.method} ${path} × ${credential}: expected ${want.status} ${want.code ?? ''} with API headers, got ${got.status} ${got.code ?? ''}${apiHeaders ? '' : ' without them'}`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  }, 120_000);
+
+  it('answers every route but health and the guide 503 not_configured while unconfigured, however the path is written', async () => {
+    const unconfigured = await startApp({ unconfigured: true });
+    try {
+      const mismatches: string[] = [];
+      const someId = '01890a5d-ac96-774b-bcce-b302099a8057';
+      for (const route of ROUTES) {
+        const url = route.path.replace(/:(\w+)/g, someId);
+        const open = route.path === '/api/health' || route.path === '/api/agent-guide';
+        for (const path of [url, ...disguisedPaths(url)]) {
+          const response = await unconfigured.inject({ method: route.method, url: path, ...(route.body ? { payload: route.body } : {}) });
+          const refused = response.statusCode === 503 && response.json<{ code?: string }>().code === 'not_configured';
+          if (refused === open || response.statusCode === 404) mismatches.push(`${route.method} ${path}: ${response.statusCode} ${response.body.slice(0, 120)}`);
+        }
+      }
+      expect(mismatches).toEqual([]);
+      const stored = await unconfigured.store.db.selectFrom('conversations').select('id').execute();
+      expect(stored).toEqual([]);
+    } finally {
+      await unconfigured.close();
+    }
+  });
 });

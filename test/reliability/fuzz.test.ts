@@ -4,14 +4,15 @@ import { ERROR_CODES, ERRORS, type ErrorCode } from '../../src/http/errors.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { CapturingLogger, telegramEnv, telegramFactory } from '../alerts/support.ts';
 import { ADMIN_TOKEN, createConversation, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+import { disguisedPaths } from './authorization-matrix.ts';
 import { RAISED_LIMITS, seededRandom } from './support.ts';
 
 /**
  * Fuzzing from the OpenAPI document (DEVELOPERS.md "no 5xx for any client input"): every operation
  * gets seeded valid, boundary and invalid requests (bodies, query strings, path ids, headers, raw
- * bytes). Every answer must be below 500, every error body exactly `{error, code, field?}` with a
- * code of the closed list and its status, and no answer may take a second. FUZZ_REQUESTS and
- * FUZZ_SEED make longer or other runs.
+ * bytes), some through percent-encoded paths. Every answer must be below 500 and carry the API
+ * headers, every error body exactly `{error, code, field?}` with a code of the closed list and its
+ * status, and no answer may take a second. FUZZ_REQUESTS and FUZZ_SEED make longer or other runs.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
@@ -166,7 +167,7 @@ function bodyFor(schema: Schema | undefined): string | Buffer | undefined {
 }
 
 function pathFor(operation: Operation, fixtures: Record<string, string>): string {
-  return operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) =>
     pick<() => string>([
       () => fixtures[name] ?? uuid(),
       () => fixtures[name] ?? uuid(),
@@ -180,6 +181,8 @@ function pathFor(operation: Operation, fixtures: Record<string, string>): string
       () => '..',
     ])(),
   );
+  // The same route through a percent-encoded path: every check must still see an API request.
+  return chance(0.05) ? pick(disguisedPaths(path)) : path;
 }
 
 function queryFor(operation: Operation): string {
@@ -340,6 +343,8 @@ describe('fuzzing every operation of /openapi.json', () => {
 
 function check(response: LightMyRequestResponse, operation: Operation, elapsed: number): string | undefined {
   if (elapsed > 1_000) return `took ${elapsed.toFixed(0)} ms`;
+  const { 'cache-control': cache, 'x-content-type-options': sniffing, 'referrer-policy': referrer } = response.headers;
+  if (cache !== 'no-store' || sniffing !== 'nosniff' || referrer !== 'no-referrer') return `API headers missing: ${JSON.stringify({ cache, sniffing, referrer })}`;
   const status = response.statusCode;
   const alertTest = operation.path === '/api/admin/notifications/test';
   if (status >= 500 && !(alertTest && status === 502)) return `status ${status}: ${response.body.slice(0, 300)}`;

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import type { Config, TransportConfig } from '../config.ts';
+import { proxyTrust, sourceAddress } from './client-source.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
+
+/**
+ * Open files the process needs besides its client connections: the SQLite file with its -wal and
+ * -shm, the PostgreSQL pool (10), log files, alert and DNS sockets, and Node's own descriptors
+ * (about 30), with room to spare.
+ */
+export const RESERVED_OPEN_FILES = 128;
+/** Past this many, memory rather than descriptors runs out first. */
+const MAX_CONNECTIONS_CEILING = 10_000;
+const MIN_CONNECTIONS = 16;
+/** The usual soft limit, for a system that does not say. */
+const ASSUMED_OPEN_FILES = 1024;
+/** Each source may hold this share of all connections. */
+const SOURCE_SHARE = 8;
+/** How often Node checks the header and request timeouts: short, so that they bite when due. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** The soft open-files limit, from /proc/self/limits on Linux. */
+export function openFilesSoftLimit(): number {
+  try {
+    const soft = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (soft === 'unlimited') return Infinity;
+    return soft !== undefined && /^\d+$/.test(soft) ? Number(soft) : ASSUMED_OPEN_FILES;
+  } catch {
+    return ASSUMED_OPEN_FILES;
+  }
+}
+
+export interface ConnectionCaps {
+  max: number;
+  perSource: number;
+}
+
+/**
+ * MAX_CONNECTIONS defaults to the open-files soft limit less RESERVED_OPEN_FILES (at least 16, at
+ * most 10,000), so that a flood of connections runs into this cap and not into EMFILE, which would
+ * fail every other request; MAX_CONNECTIONS_PER_SOURCE to an eighth of that.
+ */
+export function connectionCaps(transport: TransportConfig, openFiles = openFilesSoftLimit()): ConnectionCaps {
+  const derived = Math.min(MAX_CONNECTIONS_CEILING, Math.max(MIN_CONNECTIONS, openFiles - RESERVED_OPEN_FILES));
+  const max = transport.maxConnections ?? derived;
+  return { max, perSource: Math.min(max, transport.maxConnectionsPerSource ?? Math.ceil(max / SOURCE_SHARE)) };
+}
+
+/** The responses of each connection not yet handed to the socket whole. */
+const inFlight = new WeakMap<Socket, Set<ServerResponse>>();
+
+/**
+ * Node stops reading a connection whose answers are not drained, but the requests of a chunk it
+ * has already read are parsed whole: 500 pipelined requests fit in one. Past `maxInFlight`
+ * unfinished answers the connection is dropped, and the rest of its chunk never reaches a handler.
+ */
+function capInFlight(handler: (request: IncomingMessage, response: ServerResponse) => void, maxInFlight: number) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const socket = request.socket;
+    let responses = inFlight.get(socket);
+    if (responses === undefined) inFlight.set(socket, (responses = new Set()));
+    if (responses.size >= maxInFlight) {
+      socket.destroy();
+      // Destroyed now, without an error: Node would abort it on close with one, whose stack
+      // (source-mapped under tsx) costs more than the whole request; a chunk holds a thousand.
+      request.destroy();
+      return;
+    }
+    responses.add(response);
+    const settle = () => responses.delete(response);
+    response.once('finish', settle);
+    response.once('close', settle);
+    handler(request, response);
+  };
+}
+
+/** Drops a connection past `perSource` open from one source (IPv6 per /64); a trusted proxy's are its own to cap. */
+function capPerSource(server: http.Server, perSource: number, trustProxy: Config['trustProxy']): void {
+  const trusted = proxyTrust(trustProxy);
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const peer = socket.remoteAddress;
+    if (peer === undefined || (trusted && trusted(peer, 0))) return;
+    const source = sourceAddress(peer);
+    const count = (open.get(source) ?? 0) + 1;
+    if (count > perSource) {
+      socket.destroy();
+      return;
+    }
+    open.set(source, count);
+    socket.once('close', () => {
+      const left = (open.get(source) ?? 1) - 1;
+      if (left > 0) open.set(source, left);
+      else open.delete(source);
+    });
+  });
+}
+
+/** Fastify's `serverFactory`: the HTTP server with every timeout and cap of TransportConfig. */
+export function transportServer(config: Config): FastifyServerFactory {
+  const { transport } = config;
+  return (handler) => {
+    const requestTimeout = transport.requestTimeoutSeconds * 1000;
+    const server = http.createServer(
+      {
+        requestTimeout,
+        headersTimeout: transport.headersTimeoutSeconds * 1000,
+        keepAliveTimeout: transport.keepAliveTimeoutSeconds * 1000,
+        connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      },
+      capInFlight(handler, transport.maxPipelinedRequests),
+    );
+    // A connection on which nothing moves either way (answers left unread) is closed too; later
+    // than the request timeout, so that a request arriving too slowly is answered 408 first.
+    server.setTimeout(2 * requestTimeout);
+    const caps = connectionCaps(transport);
+    server.maxConnections = caps.max;
+    capPerSource(server, caps.perSource, config.trustProxy);
+    return server;
+  };
+}
+
+/** Node's parser and timeout errors and the answer each gets; any other HPE_ code is a malformed request. */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'payload_too_large',
+};
+
+/** An error answer written straight to the socket, in the API's shape and with its headers. */
+function rawErrorResponse(code: ErrorCode): string {
+  const error = new ApiError(code);
+  const body = JSON.stringify(error.body());
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Referrer-Policy: no-referrer',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request the parser refused or that timed out gets its error
+ * answer, unless an earlier answer on the connection is already part-way out (bytes written now
+ * would corrupt it); then the connection is closed.
+ */
+export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  try {
+    const code = CLIENT_ERRORS[error.code ?? ''] ?? (error.code?.startsWith('HPE_') ? 'invalid_request' : undefined);
+    // The code only: the error's rawPacket holds the request's bytes, credentials included.
+    this.log.debug({ code: error.code }, 'client error');
+    const answering = [...(inFlight.get(socket) ?? [])].some((response) => response.headersSent);
+    if (code !== undefined && socket.writable && !answering) socket.write(rawErrorResponse(code));
+  } finally {
+    socket.destroy();
+  }
+}

@@ -1,0 +1,106 @@
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { StoreHealth } from './health.ts';
+
+const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
+
+/** One connection's statements, reported to the store's health as they fail or commit a write. */
+class ObservedConnection implements DatabaseConnection {
+  inTransaction = false;
+  wroteInTransaction = false;
+  failedInTransaction = false;
+
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly health: StoreHealth,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let result: QueryResult<R>;
+    try {
+      result = await this.inner.executeQuery<R>(query);
+    } catch (error) {
+      if (this.inTransaction) this.failedInTransaction = true;
+      this.health.noteError(error);
+      throw error;
+    }
+    if (WRITE_STATEMENT.test(query.sql)) {
+      if (this.inTransaction) this.wroteInTransaction = true;
+      else this.health.noteWriteCommitted();
+    }
+    return result;
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+class ObservedDriver implements Driver {
+  readonly #connections = new WeakMap<DatabaseConnection, ObservedConnection>();
+
+  constructor(
+    private readonly inner: Driver,
+    private readonly health: StoreHealth,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let observed = this.#connections.get(connection);
+    if (!observed) {
+      observed = new ObservedConnection(connection, this.health);
+      this.#connections.set(connection, observed);
+    }
+    return observed;
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection((connection as ObservedConnection).inner);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const observed = connection as ObservedConnection;
+    await this.inner.beginTransaction(observed, settings);
+    observed.inTransaction = true;
+    observed.wroteInTransaction = false;
+    observed.failedInTransaction = false;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const observed = connection as ObservedConnection;
+    await this.inner.commitTransaction(observed);
+    observed.inTransaction = false;
+    if (observed.wroteInTransaction) this.health.noteWriteCommitted();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const observed = connection as ObservedConnection;
+    try {
+      await this.inner.rollbackTransaction(observed);
+    } catch (error) {
+      // SQLite ends the transaction by itself when a statement fails for lack of space or an I/O
+      // error, so this ROLLBACK fails too ("no transaction is active") and would replace the real
+      // cause. After a failed statement Kysely rethrows that statement's error instead.
+      if (!observed.failedInTransaction) throw error;
+    } finally {
+      observed.inTransaction = false;
+    }
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/** `dialect`, with every statement's failure and every committed write reported to `health`. */
+export function observedDialect(dialect: Dialect, health: StoreHealth): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new ObservedDriver(dialect.createDriver(), health),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
+}

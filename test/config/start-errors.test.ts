@@ -1,0 +1,80 @@
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, openStore, SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { serve, waitFor, type ServeProcess } from './serve-process.ts';
+
+const SECRETS = { ADMIN_TOKEN: 'a'.repeat(32), RATE_SALT: 'b'.repeat(32) };
+
+/** A database file whose `conversations` b-tree root page no longer says what kind of page it is. */
+async function damagedDatabase(dataDir: string): Promise<void> {
+  const store = openStore({ dataDir });
+  await migrate(store);
+  const { rows } = await sql<{ rootpage: number }>`select rootpage from sqlite_master where name = 'conversations'`.execute(store.db);
+  const { rows: sizes } = await sql<{ page_size: number }>`pragma page_size`.execute(store.db);
+  await store.close();
+  const file = openSync(path.join(dataDir, SQLITE_FILE_NAME), 'r+');
+  writeSync(file, Buffer.from([0xff]), 0, 1, (rows[0]!.rootpage - 1) * sizes[0]!.page_size);
+  closeSync(file);
+}
+
+// A start that cannot succeed ends with exit code 1 and one line naming the variable to fix.
+describe('parley serve refuses to start', () => {
+  const started: ServeProcess[] = [];
+  const temporary: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'parley-start-'));
+    temporary.push(dir);
+    return dir;
+  };
+  afterAll(async () => {
+    await Promise.all(started.map((server) => server.stop()));
+    for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function refusal(env: Record<string, string>): Promise<string> {
+    const server = serve({ PORT: '0', ...env });
+    started.push(server);
+    const code = await waitFor('the process to exit', () => (server.child.exitCode ?? undefined) as number | undefined);
+    expect(code).toBe(1);
+    expect(server.stdout()).toBe('');
+    const lines = server.stderr().trimEnd().split('\n');
+    expect(lines, server.stderr()).toHaveLength(1);
+    expect(lines[0]).not.toMatch(/\bat .*:\d+:\d+/);
+    return lines[0]!;
+  }
+
+  const aFile = () => {
+    const file = path.join(tempDir(), 'not-a-directory');
+    writeFileSync(file, '');
+    return file;
+  };
+
+  it.each([
+    ['is a file, with no secrets set', () => ({ DATA_DIR: aFile() })],
+    ['is a file, with the secrets set', () => ({ DATA_DIR: aFile(), ...SECRETS })],
+    // Root may write anywhere on a writable file system: a path under a regular file fails for root too.
+    ['lies under a file, with no secrets set', () => ({ DATA_DIR: path.join(aFile(), 'data') })],
+  ])('when DATA_DIR %s', async (_case, env) => {
+    expect(await refusal(env())).toMatch(/^Parley cannot start: DATA_DIR: cannot (write|open or create) .*not-a-directory.*\((EEXIST|ENOTDIR)\)/);
+  });
+
+  // sysfs refuses new files even to root: a read-only directory on any Linux host, as any user.
+  it.skipIf(!existsSync('/sys/kernel'))('when DATA_DIR is a read-only directory and no secrets are set', async () => {
+    expect(await refusal({ DATA_DIR: '/sys/kernel' })).toMatch(/^Parley cannot start: DATA_DIR: cannot write \/sys\/kernel\/secrets\.json \((EACCES|EROFS|EPERM)\)/);
+  });
+
+  it('when TELEGRAM_BOT_TOKEN is set without TELEGRAM_CHAT_ID, rather than running with alerts off', async () => {
+    const line = await refusal({ DATA_DIR: tempDir(), TELEGRAM_BOT_TOKEN: '123456:secret-bot-token' });
+    expect(line).toMatch(/^Parley cannot start: TELEGRAM_CHAT_ID: must be set/);
+    expect(line).not.toContain('secret-bot-token');
+  });
+
+  it('when a page of the SQLite file is damaged, rather than failing requests at random', async () => {
+    const dataDir = tempDir();
+    await damagedDatabase(dataDir);
+    expect(await refusal({ DATA_DIR: dataDir, ...SECRETS })).toMatch(/^Parley cannot start: DATA_DIR: .*parley\.sqlite is damaged \(.+\); restore it from a backup/);
+  });
+});
