@@ -28,9 +28,11 @@ export interface ServeProcess {
 /**
  * `node bin/parley.js serve` with exactly `env` (plus PATH and HOME): nothing leaks in from the
  * test runner's environment, so no ADMIN_TOKEN, RATE_SALT or DATABASE_URL unless given.
+ * `openFiles` runs it under that open-files limit, as a small host would.
  */
-export function serve(env: Record<string, string>, cwd?: string): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+export function serve(env: Record<string, string>, cwd?: string, openFiles?: number): ServeProcess {
+  const command = openFiles === undefined ? [process.execPath, BIN, 'serve'] : ['/bin/sh', '-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, BIN, 'serve'];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

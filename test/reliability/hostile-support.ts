@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BIN, freePort, waitFor, type ServeProcess } from '../config/serve-process.ts';
+import { freePort, serve, waitFor, type ServeProcess } from '../config/serve-process.ts';
 
 /**
  * The attacker writes from 127.0.0.1; a bystander whose requests must keep being answered comes
@@ -30,28 +29,20 @@ export interface SpawnedServer {
 export async function startServer(env: Record<string, string>, openFiles?: number): Promise<SpawnedServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-hostile-'));
   const port = await freePort();
-  const command = openFiles === undefined ? [process.execPath, BIN, 'serve'] : ['/bin/sh', '-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, BIN, 'serve'];
-  const child = spawn(command[0]!, command.slice(1), {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...SECRETS, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const server = serve({ ...SECRETS, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env }, undefined, openFiles);
+  const { child } = server;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
-      await exited;
+      await server.exited;
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const processHandle: ServeProcess = { child, stdout: () => out, stderr: () => err, exited, stop: async () => (await stop(), exited) };
+  const processHandle: ServeProcess = { ...server, stop: async () => (await stop(), server.exited) };
   try {
     // Polled on connections that close after their answer (not fetch's keep-alive pool): a caps test counts every connection.
-    await waitFor(`the server on port ${port} (stderr: ${err})`, async () => {
-      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${err}`);
+    await waitFor(`the server on port ${port} (stderr: ${server.stderr()})`, async () => {
+      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${server.stderr()}`);
       return (await timedGet(port, '/api/health', '127.0.0.1', 2_000)).status === 200 || undefined;
     });
   } catch (error) {
