@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerAdmin } from './admin/routes.ts';
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { isConfigured, type Config } from './config.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerForum } from './forum/routes.ts';
 import { proxyTrust } from './http/client-source.ts';
@@ -13,7 +13,7 @@ import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
 import { answerFrameworkError, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
 import { answerClientError, transportServer } from './http/server.ts';
-import { ErrorBody } from './http/schemas.ts';
+import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerInbox } from './inbox/routes.ts';
 import { registerPages } from './pages/plugin.ts';
@@ -48,10 +48,6 @@ export interface AppOptions {
 /** Paths that answer while the service is not configured (CONTRACT §7). */
 const ALWAYS_OPEN = new Set(['/api/health', '/api/agent-guide']);
 
-export function isConfigured(config: Config): boolean {
-  return Boolean(config.adminToken && config.rateSalt);
-}
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   const app = Fastify({
@@ -81,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerApiHeaders(app);
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = trimStrings(request.body);
+    lowercaseIds(request.params);
     done();
   });
   if (!isConfigured(options.config)) {

@@ -88,6 +88,11 @@ export interface TransportConfig {
   maxPipelinedRequests: number;
 }
 
+/** The administrator token and the rate salt are present (CONTRACT §7): without them only health and the guide answer. */
+export function isConfigured(config: Pick<Config, 'adminToken' | 'rateSalt'>): boolean {
+  return Boolean(config.adminToken && config.rateSalt);
+}
+
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
     super(`${variable}: ${problem}`);

@@ -1,7 +1,7 @@
 import { isoTime } from '../clock.ts';
 import { presentMessage } from '../inbox/presenters.ts';
 import type { ConversationRow, MessageRow } from '../inbox/queries.ts';
-import { encodeCursor, type ListPosition } from './cursor.ts';
+import { encodeCursor, type ListPosition } from '../http/cursor.ts';
 import type { ListedConversation, readOverview } from './queries.ts';
 
 export function presentListItem(row: ListedConversation) {

@@ -4,7 +4,7 @@ import { listMessages, type ConversationRow } from '../inbox/queries.ts';
 import type { ConversationStatus } from '../inbox/schemas.ts';
 import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
-import type { ListPosition } from './cursor.ts';
+import { keysetPage, type ListPosition } from '../http/cursor.ts';
 import { REVIEW_LABELS, TOP_INVITATION_IDS, type ReviewLabel } from './schemas.ts';
 
 type Db = Kysely<Database>;
@@ -55,11 +55,7 @@ export type ListedConversation = Awaited<ReturnType<ReturnType<typeof listConver
 /** A page and the position after its last row, or null when nothing follows. */
 export async function listConversations(db: Db, filters: ListFilters) {
   const rows = await listConversationsQuery(db, filters).execute();
-  const more = rows.length > filters.limit;
-  const page = more ? rows.slice(0, filters.limit) : rows;
-  const last = page[page.length - 1];
-  const next: ListPosition | null = more && last ? { updatedAt: last.updated_at, id: last.id } : null;
-  return { page, next };
+  return keysetPage(rows, filters.limit);
 }
 
 /**

@@ -6,7 +6,7 @@ import { ADMIN_BEARER, ErrorRef, responses } from '../http/schemas.ts';
 import { presentReplyReceipt } from '../inbox/presenters.ts';
 import { appendMessage } from '../inbox/append.ts';
 import { findConversation, listMessages } from '../inbox/queries.ts';
-import { decodeCursor } from './cursor.ts';
+import { decodeCursor } from '../http/cursor.ts';
 import { noteLooksLikeSecret } from './notes.ts';
 import { presentList, presentOperatorConversation, presentOverview } from './presenters.ts';
 import { changeStatus, deleteConversation, listConversations, markVisitorMessagesSeen, readOverview, saveReview } from './queries.ts';

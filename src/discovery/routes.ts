@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
-import { isConfigured } from '../app.ts';
+import { isConfigured } from '../config.ts';
 import { pendingMigrations } from '../store/database.ts';
 import type { StoreCondition } from '../store/health.ts';
 import { baseUrl } from '../http/urls.ts';

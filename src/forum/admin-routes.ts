@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { decodeCursor, encodeCursor } from '../admin/cursor.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { isoTime } from '../clock.ts';
 import { requireAdmin } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';

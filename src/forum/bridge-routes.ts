@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { bridgeThread } from '../alerts/alerts.ts';
-import { requestSource } from '../http/auth.ts';
+import { requestSource } from '../http/client-source.ts';
 import { THREAD_BEARER, responses } from '../http/schemas.ts';
 import { authorizeThread } from './auth.ts';
 import { appendBridgeMessage, presentBridgeThread } from './bridge.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requestSource } from '../http/auth.ts';
+import { requestSource } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { AGENT_BEARER, responses } from '../http/schemas.ts';
 import { mayBeLostRace } from '../store/write-once.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { decodeCursor, encodeCursor } from '../admin/cursor.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { ApiError } from '../http/errors.ts';
 import { digestTag, etagMatches, sendNotModified, sendTagged } from '../http/etag.ts';
 import { THREAD_BEARER, responses } from '../http/schemas.ts';

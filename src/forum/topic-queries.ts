@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { ListPosition } from '../admin/cursor.ts';
+import { keysetPage, type ListPosition } from '../http/cursor.ts';
 import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { LOBBY_KEY } from './seed.ts';
@@ -49,11 +49,7 @@ export async function listTopics(db: Db, filters: TopicFilters) {
     query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('updated_at', 'id'), '<', tuple(after.updatedAt, after.id)));
   }
   const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit + 1).execute();
-  const more = rows.length > filters.limit;
-  const page = more ? rows.slice(0, filters.limit) : rows;
-  const last = page[page.length - 1];
-  const next: ListPosition | null = more && last ? { updatedAt: last.updated_at, id: last.id } : null;
-  return { page, next };
+  return keysetPage(rows, filters.limit);
 }
 
 /** Counts a new listed topic in its category; run in the transaction that creates it. */

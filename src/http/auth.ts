@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
-import { clientAddress, sourceKey } from './client-source.ts';
+import { requestSource } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -10,11 +10,6 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   return BEARER.exec(header)?.[1];
-}
-
-/** The keyed hash of the client address that per-source limits count. */
-export function requestSource(request: FastifyRequest): string {
-  return sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
 }
 
 /**

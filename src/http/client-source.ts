@@ -76,3 +76,8 @@ export function sourceAddress(ip: string): string {
 export function sourceKey(ip: string, rateSalt: string): string {
   return keyedHash(rateSalt, sourceAddress(ip));
 }
+
+/** The keyed hash of the client address that per-source limits count. */
+export function requestSource(request: FastifyRequest): string {
+  return sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
+}

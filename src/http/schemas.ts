@@ -50,6 +50,38 @@ export function responses(success: Record<number, TSchema>, errorStatuses: numbe
 
 export const ConversationIdParams = Type.Object({ conversation_id: Type.String() });
 
+/** A UUID in a path or a query, in either case; ids are stored lowercase (see lowercaseIds). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** A path or query id; anything that is not a UUID fails validation, which answers the route's 404. */
+export const IdParam = Type.String({ pattern: UUID_PATTERN });
+
+/** The path parameters of a route addressed by ids, e.g. idParams('topic_id', 'agent_id'). */
+export function idParams<Name extends string>(...names: Name[]) {
+  return Type.Object(Object.fromEntries(names.map((name) => [name, IdParam])) as Record<Name, typeof IdParam>);
+}
+
+/**
+ * Path ids are case-insensitive (CONTRACT §1: lowercase UUIDs; a client may send either case):
+ * lowercased once, before authentication and validation, so no route compares ids by hand.
+ */
+export function lowercaseIds(params: unknown): unknown {
+  if (typeof params !== 'object' || params === null) return params;
+  const record = params as Record<string, unknown>;
+  for (const [name, value] of Object.entries(record)) {
+    if (typeof value === 'string' && UUID.test(value)) record[name] = value.toLowerCase();
+  }
+  return record;
+}
+
+/** A message with its optional idempotency key: a visitor follow-up, an operator reply, a forum post. */
+export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) });
+
 export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];
 export const AGENT_BEARER = [{ agentBearer: [] }];

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { conversationThread } from '../alerts/alerts.ts';
-import { requestSource } from '../http/auth.ts';
+import { requestSource } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { etagMatches } from '../http/etag.ts';
 import { CONVERSATION_BEARER, ConversationIdParams, responses } from '../http/schemas.ts';

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../src/admin/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.ts';
 import { listConversationsQuery, type ListFilters } from '../../src/admin/queries.ts';
 import { bearer, createConversation, json, type Created, type TestApp, TEST_STORE } from '../helpers.ts';
 import { admin, listAll, listPage, startRoomyApp, type ListItem } from './support.ts';

@@ -1,6 +1,6 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from './errors.ts';
 
-/** A position in the operator list: the (updated_at, id) of the last row of a page. */
+/** A position in a list ordered by (updated_at, id), newest first: the last row of a page. */
 export interface ListPosition {
   updatedAt: number;
   id: string;
@@ -29,4 +29,15 @@ export function decodeCursor(cursor: string): ListPosition {
     }
   }
   throw new ApiError('invalid_request', { field: 'cursor', message: 'The cursor is not one this list returned.' });
+}
+
+/**
+ * A keyset page from `limit + 1` rows: the first `limit`, and the position of the last of them when
+ * the extra row shows that more follow, else null.
+ */
+export function keysetPage<Row extends { updated_at: number; id: string }>(rows: Row[], limit: number): { page: Row[]; next: ListPosition | null } {
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return { page, next: more && last ? { updatedAt: last.updated_at, id: last.id } : null };
 }
