@@ -18,10 +18,11 @@ if (postgresDown) {
 
 /**
  * Files that never open the project's store (configuration parsing, the CLI's own SQLite processes,
- * transport-level attacks on a spawned server): they run in the sqlite project only, once.
+ * token helpers, transport-level attacks on a spawned server): they run in the sqlite project only, once.
  */
 const STORE_INDEPENDENT = [
   'test/config/**',
+  'test/tokens.test.ts',
   'test/http/transport.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerAdmin } from './admin/routes.ts';
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isConfigured, type Config } from './config.ts';
@@ -15,7 +14,8 @@ import { answerFrameworkError, registerApiHeaders, registerRouting, routePath } 
 import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
-import { registerInbox } from './inbox/routes.ts';
+import { registerOperatorInbox } from './inbox/operator/routes.ts';
+import { registerVisitorInbox } from './inbox/visitor/routes.ts';
 import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import type { Store } from './store/database.ts';
@@ -114,8 +114,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(registerDiscovery);
-  await app.register(registerInbox);
-  await app.register(registerAdmin);
+  await app.register(registerVisitorInbox);
+  await app.register(registerOperatorInbox);
   await app.register(registerForum);
   await app.register(registerPages);
 

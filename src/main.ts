@@ -1,6 +1,6 @@
 import { config as loadDotenv } from 'dotenv';
 import { buildApp } from './app.ts';
-import { RetentionJob } from './admin/retention.ts';
+import { RetentionJob } from './inbox/operator/retention.ts';
 import { createAlerts } from './alerts/telegram.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, fillSecretsFromDataDir, readConfig, SECRETS_FILE_NAME } from './config.ts';

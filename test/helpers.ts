@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Alerts } from '../src/alerts/alerts.ts';
+import { expect } from 'vitest';
+import type { AlertKind, Alerts } from '../src/alerts/alerts.ts';
 import { buildApp } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
 import { readConfig, type Config } from '../src/config.ts';
+import { ERROR_CODES } from '../src/http/errors.ts';
 import { loggerOptions } from '../src/logging.ts';
 import { migrate, openStore, type Dialect, type Store } from '../src/store/database.ts';
 import { releaseAppDatabase, takeAppDatabase } from './postgres/app-databases.ts';
@@ -106,3 +108,55 @@ export async function createConversation(
 }
 
 export const hexToken = (fill: string) => fill.repeat(64).slice(0, 64);
+
+export async function countRows(t: TestApp, table: 'conversations' | 'messages' | 'limit_counters'): Promise<number> {
+  const row = await t.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** CONTRACT §1: every error is `{error, code, field?}` with the listed status, plus the API headers. */
+export function expectError(response: LightMyRequestResponse, status: number, code: string, field?: string): void {
+  expect(response.statusCode, response.body).toBe(status);
+  const body = response.json() as Record<string, unknown>;
+  expect(body.code).toBe(code);
+  expect(ERROR_CODES).toContain(body.code);
+  expect(typeof body.error).toBe('string');
+  expect((body.error as string).length).toBeGreaterThan(0);
+  expect(Object.keys(body).every((key) => ['error', 'code', 'field'].includes(key)), `unexpected keys in ${response.body}`).toBe(true);
+  if (field === undefined) expect(body).not.toHaveProperty('field');
+  else expect(body.field).toBe(field);
+  expectApiHeaders(response);
+}
+
+export function expectApiHeaders(response: LightMyRequestResponse): void {
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['x-content-type-options']).toBe('nosniff');
+  expect(response.headers['referrer-policy']).toBe('no-referrer');
+}
+
+/**
+ * An alert channel that records the kinds it was asked to send. Its idle() resolves once the
+ * alerts of every answered request are recorded: routes notify in a setImmediate queued before
+ * they answer, so one more turn of the event loop has run them all.
+ */
+export function recordingAlerts(): Alerts & { sent: AlertKind[] } {
+  const sent: AlertKind[] = [];
+  const idle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return {
+    configured: true,
+    sent,
+    notify: (event) => void sent.push(event.kind),
+    sendTest: async () => {
+      sent.push('test');
+      return { sent: true };
+    },
+    idle,
+    close: idle,
+  };
+}

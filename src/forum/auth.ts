@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { hashToken, isHexToken } from '../tokens.ts';
-import { findAgentByTokenHash, type AgentRow } from './peer-queries.ts';
-import { findMembershipByTokenHash, type MembershipRow } from './member-queries.ts';
+import { findAgentByTokenHash, type AgentRow } from './peers/queries.ts';
+import { findMembershipByTokenHash, type MembershipRow } from './topics/member-queries.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +36,7 @@ export async function authorizeAgentForRevocation(request: FastifyRequest): Prom
   request.peerAgent = agent;
 }
 
-/** Auth runs before validation: the path id is read as sent, and a non-UUID simply matches nothing. */
+/** Auth runs before validation: the path id is read as sent (lowercased when it is a UUID), and anything else matches nothing. */
 function pathTopicId(request: FastifyRequest): string {
   return String((request.params as { topic_id?: unknown }).topic_id ?? '');
 }
@@ -48,7 +48,7 @@ async function membershipOf(request: FastifyRequest, topicId: string): Promise<M
     ? await findMembershipByTokenHash(request.server.services.store.db, hashToken(token))
     : undefined;
   // Another topic's token, a revoked agent's token and an unknown token all look like an unknown topic.
-  if (!membership || membership.topic_id !== topicId.toLowerCase() || membership.revoked_at !== null) {
+  if (!membership || membership.topic_id !== topicId || membership.revoked_at !== null) {
     throw new ApiError('topic_not_found');
   }
   return membership;

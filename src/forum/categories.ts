@@ -25,5 +25,10 @@ export const CATEGORIES = [
   { slug: 'help', title: 'Help', description: 'Questions from agents to other participants.', agent_can_create: true, moderator_only: false },
 ] as const;
 
-export const CATEGORY_SLUGS = CATEGORIES.map((category) => category.slug);
 export const LOBBY_TITLE = 'Lobby';
+
+/**
+ * Marks the one permanent lobby in the unique client_token_hash column: it is not a hex digest, so
+ * no client token can match it, and two instances seeding at once still make one lobby.
+ */
+export const LOBBY_KEY = 'lobby';

@@ -1,28 +1,44 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { registerForumAdminRoutes } from './admin-routes.ts';
-import { registerBridgeRoutes } from './bridge-routes.ts';
-import { registerParticipateRoutes } from './participate-routes.ts';
-import { registerPeerRoutes } from './peer-routes.ts';
-import { registerReadRoutes } from './read-routes.ts';
+import { runCommand } from '../store/commands.ts';
+import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
+import { registerModeration } from './moderation/routes.ts';
+import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
+import { replyRoute } from './posts/agent-routes.ts';
+import type { RouteDefinition } from './routing.ts';
 import { seedForum } from './seed.ts';
+import { closeTopicRoute, createTopicRoute, joinTopicRoute, leaveTopicRoute } from './topics/agent-routes.ts';
+import { categoriesRoute, overviewRoute, topicListRoute, topicPageRoute } from './topics/read-routes.ts';
+
+/** The public and agent routes, in the order of the published document's paths, which clients may diff. */
+const FORUM_ROUTES: RouteDefinition[] = [
+  overviewRoute,
+  categoriesRoute,
+  topicListRoute,
+  topicPageRoute,
+  registrationRoute,
+  selfRevocationRoute,
+  createTopicRoute,
+  joinTopicRoute,
+  replyRoute,
+  leaveTopicRoute,
+  closeTopicRoute,
+  readBridgeRoute,
+  writeBridgeRoute,
+];
 
 /** The agent forum (CONTRACT §6): public reads, peer agents, participation, owner bridges, moderation. */
 export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('peerAgent', null);
   app.decorateRequest('membership', null);
-  // The migration seeds too; this restores the categories and the lobby should their rows be gone.
-  // A store that is down now must not stop the start: health reports it, and the next start seeds.
+  // The one place the categories and the lobby are made (the migration makes tables only), at every
+  // start, so rows that are gone come back. A store that is down now must not stop the start: health reports it, and the next start seeds.
   app.addHook('onReady', async () => {
     try {
-      const now = app.services.clock.now();
-      await app.services.store.db.transaction().execute((trx) => seedForum(trx, now));
+      await runCommand(app.services.store, seedForum, app.services.clock.now());
     } catch (error) {
       app.log.warn({ err: { message: (error as Error).message } }, 'forum seeding skipped');
     }
   });
-  await app.register(registerReadRoutes);
-  await app.register(registerPeerRoutes);
-  await app.register(registerParticipateRoutes);
-  await app.register(registerBridgeRoutes);
-  await app.register(registerForumAdminRoutes);
+  for (const define of FORUM_ROUTES) define(app);
+  await app.register(registerModeration);
 };

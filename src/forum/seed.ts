@@ -1,13 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { CATEGORIES, LOBBY_TITLE } from './categories.ts';
-import { moderatorTopic } from './moderator-topic.ts';
-
-/**
- * Marks the one permanent lobby in the unique client_token_hash column: it is not a hex digest, so
- * no client token can match it, and two instances seeding at once still make one lobby.
- */
-export const LOBBY_KEY = 'lobby';
+import { CATEGORIES, LOBBY_KEY, LOBBY_TITLE } from './categories.ts';
+import { moderatorTopic } from './topics/moderator-topic.ts';
 
 /**
  * The five categories and the lobby (CONTRACT §6.2: created on first start). Idempotent and safe to

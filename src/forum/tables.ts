@@ -123,3 +123,8 @@ export interface ForumTables {
   owner_bridges: OwnerBridgesTable;
   owner_bridge_messages: OwnerBridgeMessagesTable;
 }
+
+declare module '../store/schema.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: adds ForumTables to the store's tables
+  interface Database extends ForumTables {}
+}

@@ -1,54 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { HEX_TOKEN_PATTERN } from '../tokens.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 
+/** An id the service made: a lowercase UUID. */
 export const Uuid = Type.String({ format: 'uuid' });
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
-
-/**
- * What a one-line field refuses: control characters, the line and paragraph separators (U+2028,
- * U+2029), and the bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
- * U+2069), which reorder what is shown beside the text so that it reads other than it is.
- */
-const SINGLE_LINE_PATTERN = '^[^\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$';
-
-/** A one-line text field: trimmed, counted in code points, none of the characters above. */
-export function singleLine(maxLength: number, minLength = 1, description?: string) {
-  return Type.String({ minLength, maxLength, pattern: SINGLE_LINE_PATTERN, ...(description ? { description } : {}) });
-}
-
-/**
- * A message body: trimmed, 1 to 4000 code points, line breaks allowed. NUL is refused: PostgreSQL
- * text cannot hold it, and a client input must never end in a 500.
- */
-export const MessageText = Type.String({ minLength: 1, maxLength: 4000, pattern: '^[^\\u0000]*$' });
-
-export const ClientMessageId = Type.String({
-  pattern: '^[a-zA-Z0-9_-]{8,80}$',
-  description: 'Stable id that makes retries idempotent',
-});
-
-export const HexToken = Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '64 hex characters, either case' });
-
-export const ErrorBody = Type.Object(
-  {
-    error: Type.String({ description: 'One sentence for a person' }),
-    // One `enum` list, so that generated clients get one enumerated type.
-    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Stable machine-readable code' }),
-    field: Type.Optional(Type.String({ description: 'The request field a validation error is about' })),
-  },
-  { $id: 'ErrorBody', additionalProperties: true },
-);
-
-export const ErrorRef = Type.Ref(ErrorBody);
-
-/** Response schemas for a route: its successes plus the error body for each listed status. */
-export function responses(success: Record<number, TSchema>, errorStatuses: number[]): Record<number, TSchema> {
-  const errors = Object.fromEntries(errorStatuses.map((status) => [status, ErrorRef]));
-  return { ...errors, ...success };
-}
-
-export const ConversationIdParams = Type.Object({ conversation_id: Type.String() });
 
 /** A UUID in a path or a query, in either case; ids are stored lowercase (see lowercaseIds). */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -68,19 +23,75 @@ export function idParams<Name extends string>(...names: Name[]) {
 
 /**
  * Path ids are case-insensitive (CONTRACT §1: lowercase UUIDs; a client may send either case):
- * lowercased once, before authentication and validation, so no route compares ids by hand.
+ * lowercased once, in place, before authentication and validation, so no route compares ids by hand.
  */
-export function lowercaseIds(params: unknown): unknown {
-  if (typeof params !== 'object' || params === null) return params;
+export function lowercaseIds(params: unknown): void {
+  if (typeof params !== 'object' || params === null) return;
   const record = params as Record<string, unknown>;
   for (const [name, value] of Object.entries(record)) {
     if (typeof value === 'string' && UUID.test(value)) record[name] = value.toLowerCase();
   }
-  return record;
 }
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/**
+ * What a one-line field refuses: control characters, the line and paragraph separators (U+2028,
+ * U+2029), and the bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+ * U+2069), which reorder what is shown beside the text so that it reads other than it is.
+ */
+const SINGLE_LINE_PATTERN = '^[^\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$';
+
+/** A one-line text field: trimmed, counted in code points, none of the characters above. */
+export function singleLine(maxLength: number, minLength = 1, description?: string) {
+  return Type.String({ minLength, maxLength, pattern: SINGLE_LINE_PATTERN, ...(description ? { description } : {}) });
+}
+
+/**
+ * A text field where line breaks are allowed: trimmed, counted in code points, no minimum unless
+ * given. NUL is refused: PostgreSQL text cannot hold it, and a client input must never end in a 500.
+ */
+export function multiLineText(maxLength: number, minLength?: number, description?: string) {
+  return Type.String({
+    ...(minLength === undefined ? {} : { minLength }),
+    maxLength,
+    pattern: '^[^\\u0000]*$',
+    ...(description ? { description } : {}),
+  });
+}
+
+/** A message body: 1 to 4000 code points. */
+export const MessageText = multiLineText(4000, 1);
+
+export const ClientMessageId = Type.String({
+  pattern: '^[a-zA-Z0-9_-]{8,80}$',
+  description: 'Stable id that makes retries idempotent',
+});
 
 /** A message with its optional idempotency key: a visitor follow-up, an operator reply, a forum post. */
 export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) });
+
+/** A client-chosen token (CONTRACT §2); hashed in its lowercase form. */
+export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters, either case' });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'One sentence for a person' }),
+    // One `enum` list, so that generated clients get one enumerated type.
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Stable machine-readable code' }),
+    field: Type.Optional(Type.String({ description: 'The request field a validation error is about' })),
+  },
+  { $id: 'ErrorBody', additionalProperties: true },
+);
+
+export const ErrorRef = Type.Ref(ErrorBody);
+
+/** Response schemas for a route: its successes plus the error body for each listed status. */
+export function responses(success: Record<number, TSchema>, errorStatuses: number[]): Record<number, TSchema> {
+  const errors = Object.fromEntries(errorStatuses.map((status) => [status, ErrorRef]));
+  return { ...errors, ...success };
+}
 
 export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];

@@ -1,7 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
-import type { ConversationRow, MessageRow } from './queries.ts';
+import type { MessageRow } from './queries.ts';
+import type { MessageRecord, ReplyReceipt } from './schemas.ts';
 
-export function presentMessage(message: MessageRow) {
+export function presentMessage(message: MessageRow): Static<typeof MessageRecord> {
   return {
     id: message.id,
     role: message.role,
@@ -11,33 +13,6 @@ export function presentMessage(message: MessageRow) {
   };
 }
 
-/** The visitor's view: never the review label, the operator note, unread counts or hashes. */
-export function presentVisitorConversation(conversation: ConversationRow, messages: MessageRow[]) {
-  return {
-    conversation_id: conversation.id,
-    name: conversation.name,
-    invitation_id: conversation.invitation_id,
-    status: conversation.status,
-    created_at: isoTime(conversation.created_at),
-    updated_at: isoTime(conversation.updated_at),
-    messages: messages.map(presentMessage),
-  };
-}
-
-export function presentCreationReceipt(baseUrl: string, conversation: ConversationRow, accessToken: string, duplicate: boolean) {
-  const url = `${baseUrl}/api/conversations/${conversation.id}`;
-  return {
-    conversation_id: conversation.id,
-    access_token: accessToken,
-    status: conversation.status,
-    duplicate,
-    read_url: url,
-    reply_url: `${url}/messages`,
-    auth_header: `Authorization: Bearer ${accessToken}`,
-    note: 'Keep this access token private: it is the only key to this conversation and cannot be recovered.',
-  };
-}
-
-export function presentReplyReceipt(conversationId: string, messageId: string, duplicate: boolean) {
-  return { ok: true as const, conversation_id: conversationId, message_id: messageId, duplicate };
+export function presentReplyReceipt(conversationId: string, messageId: string, duplicate: boolean): Static<typeof ReplyReceipt> {
+  return { ok: true, conversation_id: conversationId, message_id: messageId, duplicate };
 }

@@ -1,37 +1,24 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { ClientMessageId, HexToken, MessageText, NullableTimestamp, Timestamp, Uuid, singleLine } from '../http/schemas.ts';
+import { CloneType, Type } from '@sinclair/typebox';
+import { IdParam, NullableTimestamp, Timestamp, Uuid } from '../http/schemas.ts';
 
 export const CONVERSATION_STATUSES = ['open', 'closed', 'spam'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const ConversationStatusSchema = Type.Union(CONVERSATION_STATUSES.map((status) => Type.Literal(status)));
 
-export const FirstContact = Type.Object(
-  {
-    message: MessageText,
-    name: Type.Optional(singleLine(60, 0, 'Display name or agent label; self-reported. Blank is stored as "Anonymous".')),
-    invitation_id: Type.Optional(singleLine(80, 0, 'Self-reported invitation id; blank means none.')),
-    client_access_token: Type.Optional(HexToken),
-  }
-);
-export type FirstContact = Static<typeof FirstContact>;
+/** The operator's private review labels, in interface order. */
+export const REVIEW_LABELS = [
+  'unreviewed',
+  'transport_test',
+  'authorized_agent_test',
+  'independent_contact_claim',
+  'human_contact',
+  'other',
+] as const;
+export type ReviewLabel = (typeof REVIEW_LABELS)[number];
+export const ReviewLabelSchema = Type.Union(REVIEW_LABELS.map((label) => Type.Literal(label)));
 
-export const CreationReceipt = Type.Object(
-  {
-    conversation_id: Uuid,
-    access_token: Type.String({ description: 'Secret bearer credential for this conversation; shown once.' }),
-    status: ConversationStatusSchema,
-    duplicate: Type.Boolean(),
-    read_url: Type.String({ format: 'uri' }),
-    reply_url: Type.String({ format: 'uri' }),
-    auth_header: Type.String(),
-    note: Type.String(),
-  }
-);
-
-export const FollowUp = Type.Object(
-  { message: MessageText, client_message_id: Type.Optional(ClientMessageId) }
-);
-export type FollowUp = Static<typeof FollowUp>;
+/** The conversation in the path, on both sides: anything but a UUID is an unknown conversation (404). */
+export const ConversationIdParams = Type.Object({ conversation_id: CloneType(IdParam, { description: 'Conversation id (UUID)' }) });
 
 export const MessageRecord = Type.Object(
   {
@@ -43,18 +30,7 @@ export const MessageRecord = Type.Object(
   }
 );
 
-export const VisitorConversation = Type.Object(
-  {
-    conversation_id: Uuid,
-    name: Type.String(),
-    invitation_id: Type.Union([Type.String(), Type.Null()]),
-    status: ConversationStatusSchema,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    messages: Type.Array(MessageRecord),
-  }
-);
-
-export const VisitorReplyReceipt = Type.Object(
+/** The receipt of a message written by the visitor or the operator. */
+export const ReplyReceipt = Type.Object(
   { ok: Type.Literal(true), conversation_id: Uuid, message_id: Uuid, duplicate: Type.Boolean() }
 );

@@ -48,3 +48,8 @@ export interface InboxTables {
   inbox_counters: InboxCountersTable;
   invitation_counts: InvitationCountsTable;
 }
+
+declare module '../store/schema.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: adds InboxTables to the store's tables
+  interface Database extends InboxTables {}
+}

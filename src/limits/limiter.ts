@@ -10,6 +10,8 @@ type Db = Kysely<Database>;
  * The one limiter: fixed windows counted in the store with one atomic upsert per window, so a limit
  * holds exactly across instances. Call `consume` inside the transaction that does the limited work:
  * when any window is full, or the work fails afterwards, the rollback uncharges every window.
+ * A refusal is thrown as the 429 ApiError itself, from inside the command that called `consume`:
+ * the one HTTP error a command may raise, because every feature's limits answer it the same way.
  */
 export class Limiter {
   constructor(

@@ -8,3 +8,8 @@ export interface LimitCountersTable {
 export interface LimitTables {
   limit_counters: LimitCountersTable;
 }
+
+declare module '../store/schema.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: adds LimitTables to the store's tables
+  interface Database extends LimitTables {}
+}

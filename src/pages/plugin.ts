@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { DIST_DIR, ensurePages, WEB_DIR } from './build.ts';
-import { agentCard, llmsText, ROBOTS_TXT } from './discovery.ts';
+import { agentCard, llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

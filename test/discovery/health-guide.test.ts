@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/app.ts';
-import { ADMIN_TOKEN, RATE_SALT, bearer, json, startApp, type TestApp } from '../helpers.ts';
-import { expectApiHeaders, expectError } from '../inbox/fixtures.ts';
+import { ADMIN_TOKEN, bearer, expectApiHeaders, expectError, json, RATE_SALT, startApp, type TestApp } from '../helpers.ts';
 
 interface Guide {
   name: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/http/errors.ts';
-import { FirstContact, FollowUp } from '../../src/inbox/schemas.ts';
-import { startApp, type TestApp } from '../helpers.ts';
-import { expectApiHeaders } from '../inbox/fixtures.ts';
+import { MessageBody as FollowUp } from '../../src/http/schemas.ts';
+import { FirstContact } from '../../src/inbox/visitor/schemas.ts';
+import { expectApiHeaders, startApp, type TestApp } from '../helpers.ts';
 
 interface Operation {
   security?: Array<Record<string, string[]>>;

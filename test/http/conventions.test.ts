@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../src/http/json-body.ts';
-import { bearer, createConversation, json, startApp, type Created, type TestApp } from '../helpers.ts';
-import { ISO_MILLIS, UUID_V7, countRows, expectApiHeaders, expectError, readConversation } from '../inbox/fixtures.ts';
+import { bearer, countRows, createConversation, expectApiHeaders, expectError, ISO_MILLIS, json, startApp, UUID_V7, type Created, type TestApp } from '../helpers.ts';
+import { readConversation } from '../inbox/support.ts';
 
 // CONTRACT §1: conventions every /api route keeps, proven on the visitor routes.
 describe('HTTP conventions', () => {

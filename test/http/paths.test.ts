@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createConversation, startApp, type Created, type TestApp } from '../helpers.ts';
-import { countRows, expectApiHeaders, expectError } from '../inbox/fixtures.ts';
+import { bearer, countRows, createConversation, expectApiHeaders, expectError, startApp, type Created, type TestApp } from '../helpers.ts';
 
 /**
  * Issue 10 item 8: the router decodes percent-escapes and reads absolute-form targets, so every

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, startApp, type TestApp } from '../helpers.ts';
-import { expectError } from '../inbox/fixtures.ts';
+import { adminHeaders, bearer, expectError, startApp, type TestApp } from '../helpers.ts';
 import { RAISED_LIMITS } from '../reliability/support.ts';
 
 /**

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createConversation, startApp, type TestApp } from '../helpers.ts';
-import { listAll, listPage, startRoomyApp, type ListPage } from '../admin/support.ts';
-import { reply, setStatus } from './fixtures.ts';
+import { listAll, listPage, reply, setStatus, startRoomyApp, type ListPage } from './support.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

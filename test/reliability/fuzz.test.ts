@@ -263,6 +263,7 @@ function readOperations(document: Document): Operation[] {
 describe('fuzzing every operation of /openapi.json', () => {
   let t: TestApp;
   const telegram = new FakeTelegram();
+  const channel = telegramFactory(new CapturingLogger());
   const fixtures: Record<string, string> = {};
   const tokens: string[] = [];
   /** The fixture credential each security scheme takes, so that requests also get past auth. */
@@ -270,7 +271,7 @@ describe('fuzzing every operation of /openapi.json', () => {
 
   beforeAll(async () => {
     const apiBase = await telegram.start();
-    t = await startApp({ env: { ...telegramEnv(apiBase), ...RAISED_LIMITS }, alerts: telegramFactory(new CapturingLogger()).factory });
+    t = await startApp({ env: { ...telegramEnv(apiBase), ...RAISED_LIMITS }, alerts: channel.factory });
     const created = await createConversation(t, { message: 'fuzz fixture' });
     fixtures.conversation_id = created.conversation_id;
     fixtures.id = created.conversation_id;
@@ -293,6 +294,8 @@ describe('fuzzing every operation of /openapi.json', () => {
   }, 60_000);
 
   afterAll(async () => {
+    // The alerts the fuzz caused finish before their store and their Telegram go away.
+    await channel.made.alerts?.idle();
     await t?.close();
     await telegram.close();
   });

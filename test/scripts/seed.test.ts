@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedStore } from '../../scripts/seed.ts';
-import { counterName } from '../../src/inbox/counters.ts';
+import { counterName } from '../../src/inbox/overview-counters.ts';
 import { adminHeaders, json, startApp, type TestApp } from '../helpers.ts';
 
 describe('scripts/seed.ts', () => {

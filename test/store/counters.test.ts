@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, overview, startRoomyApp } from '../admin/support.ts';
+import { admin, overview, startRoomyApp } from '../inbox/support.ts';
 import { createConversation, TEST_STORE, type TestApp } from '../helpers.ts';
 
 /**

@@ -28,6 +28,16 @@ describe(`the store (${TEST_STORE})`, () => {
     expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]);
   });
 
+  it('holds the forum the service seeds when it starts, on its own clock: five categories and the lobby', async () => {
+    t = await startApp();
+    const now = t.clock.now();
+    const categories = await t.store.db.selectFrom('forum_categories').select(['slug', 'topic_count', 'latest_activity_at']).orderBy('position').execute();
+    expect(categories.map((category) => category.slug)).toEqual(['announcements', 'lobby', 'general', 'research', 'help']);
+    expect(categories.find((category) => category.slug === 'lobby')).toEqual({ slug: 'lobby', topic_count: 1, latest_activity_at: now });
+    const topics = await t.store.db.selectFrom('forum_topics').select(['category', 'created_by', 'created_at', 'updated_at']).execute();
+    expect(topics).toEqual([{ category: 'lobby', created_by: 'moderator', created_at: now, updated_at: now }]);
+  });
+
   it('reads epoch-millisecond times and counts back as exact numbers', async () => {
     t = await startApp();
     t.clock.advance(200 * 365 * 86_400_000); // far past 2^32 seconds, still exact as a double

@@ -1,9 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { seedForum } from '../../forum/seed.ts';
-import type { Database } from '../schema.ts';
 import { uuidType } from '../dialect.ts';
 
-/** The forum (CONTRACT §6): peers, invitations, categories, topics, members, posts and owner bridges. */
+/**
+ * The forum (CONTRACT §6): peers, invitations, categories, topics, members, posts and owner bridges.
+ * Tables only: the forum seeds its categories and lobby itself when the service starts, on the
+ * service's clock (src/forum/seed.ts), so a migration runs no feature code.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   const uuid = uuidType(db);
@@ -142,7 +144,4 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .where(sql.ref('client_message_id'), 'is not', null)
     .execute();
-
-  // The migration's own time: it runs once, before any clock a service is given exists.
-  await seedForum(db as Kysely<Database>, Date.now());
 }

@@ -1,0 +1,74 @@
+import { requestSource } from '../../http/client-source.ts';
+import { MessageBody, THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { authorizeThread } from '../auth.ts';
+import { answerMessageWrite, messageInput } from '../posts/receipt.ts';
+import { PostReceipt } from '../posts/schemas.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { TopicParams } from '../topics/schemas.ts';
+import { writeIdempotently } from '../../store/idempotent.ts';
+import { appendBridgeMessage } from './commands/append-bridge-message.ts';
+import { readBridge } from './commands/read-bridge.ts';
+import { presentBridgeThread } from './presenters.ts';
+import { BridgeThread } from './schemas.ts';
+
+/* The owner bridge (CONTRACT §6.5): one participant of one topic and the operator, never part of the topic. */
+
+const TAGS = ['forum agents'];
+const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
+
+export const readBridgeRoute: RouteDefinition = (app) => {
+  const { store, clock } = app.services;
+  app.get(
+    '/api/forum/topics/:topic_id/owner',
+    {
+      schema: {
+        summary: 'Read your private channel with the operator about this topic',
+        description: 'Marks the operator\'s messages seen.',
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: TopicParams,
+        response: responses({ 200: BridgeThread }, [401, 404]),
+      },
+      config: BY_TOPIC,
+      preValidation: authorizeThread,
+    },
+    async (request) => {
+      const membership = request.membership!;
+      const key = { topicId: membership.topic_id, agentId: membership.agent_id };
+      return presentBridgeThread(key, await runCommand(store, readBridge, { key, reader: 'agent', now: clock.now() }));
+    },
+  );
+};
+
+export const writeBridgeRoute: RouteDefinition = (app) => {
+  const { store, limiter, clock, alerts } = app.services;
+  app.post(
+    '/api/forum/topics/:topic_id/owner',
+    {
+      schema: {
+        summary: 'Write privately to the operator about this topic',
+        description: 'Other members and the public never see it; the operator is alerted.',
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: TopicParams,
+        body: MessageBody,
+        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 401, 404, 409, 413, 415, 429]),
+      },
+      config: BY_TOPIC,
+      preValidation: authorizeThread,
+    },
+    async (request, reply) => {
+      const membership = request.membership!;
+      const outcome = await writeIdempotently(store, appendBridgeMessage, {
+        key: { topicId: membership.topic_id, agentId: membership.agent_id },
+        author: { role: 'agent', source: requestSource(request), limiter },
+        ...messageInput(request.body),
+        now: clock.now(),
+      });
+      const alert = outcome.kind === 'written' ? outcome.result.alert : undefined;
+      if (alert) setImmediate(() => alerts.notify(alert));
+      return answerMessageWrite(reply, membership.topic_id, outcome);
+    },
+  );
+};

@@ -1,0 +1,33 @@
+import { ApiError } from '../../http/errors.ts';
+import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { hidePost } from '../posts/commands/hide-post.ts';
+import { presentHideReceipt } from '../posts/presenters.ts';
+import { HideChange, HideReceipt, MessageParams } from '../posts/schemas.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { AUTH_ERRORS, TAGS } from './shared.ts';
+
+export const hidePostRoute: RouteDefinition = (app) => {
+  const { store } = app.services;
+  app.post(
+    '/api/admin/forum/messages/:message_id/hide',
+    {
+      schema: {
+        summary: 'Hide or show a post',
+        description: 'A hidden post shows publicly as "[removed by moderator]" with its sender fields blanked.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: MessageParams,
+        body: HideChange,
+        response: responses({ 200: HideReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+      },
+      config: { notFoundCode: 'message_not_found' },
+    },
+    async (request) => {
+      const messageId = request.params.message_id;
+      const outcome = await runCommand(store, hidePost, { messageId, hidden: request.body.hidden });
+      if (outcome.kind === 'missing') throw new ApiError('message_not_found');
+      return presentHideReceipt(messageId, request.body.hidden);
+    },
+  );
+};

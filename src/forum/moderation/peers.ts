@@ -1,0 +1,55 @@
+import { ApiError } from '../../http/errors.ts';
+import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { createInvitation } from '../peers/commands/create-invitation.ts';
+import { revokePeer } from '../peers/commands/revoke-peer.ts';
+import { presentInvitation, presentRevocation } from '../peers/presenters.ts';
+import { AgentParams, InvitationReceipt, RevocationReceipt } from '../peers/schemas.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { AUTH_ERRORS, TAGS } from './shared.ts';
+
+/* The operator's side of peer agents (CONTRACT §6.1): invitations and revocation. */
+
+export const issueInvitationRoute: RouteDefinition = (app) => {
+  const { store, clock } = app.services;
+  app.post(
+    '/api/admin/peers/invitations',
+    {
+      schema: {
+        summary: 'Issue a one-time invitation code for peer registration',
+        description: 'The code is shown once and stored only as a hash.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        response: responses({ 201: InvitationReceipt }, AUTH_ERRORS),
+      },
+    },
+    async (_request, reply) => {
+      const invitation = await runCommand(store, createInvitation, { now: clock.now() });
+      return reply.code(201).send(presentInvitation(invitation.code, invitation.createdAt));
+    },
+  );
+};
+
+export const revokeAgentRoute: RouteDefinition = (app) => {
+  const { store, clock } = app.services;
+  app.post(
+    '/api/admin/peers/:agent_id/revoke',
+    {
+      schema: {
+        summary: 'Revoke a peer agent',
+        description: 'Its token and every thread token it holds stop working; its posts stay.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: AgentParams,
+        response: responses({ 200: RevocationReceipt }, [404, ...AUTH_ERRORS]),
+      },
+      config: { notFoundCode: 'agent_not_found' },
+    },
+    async (request) => {
+      const agentId = request.params.agent_id;
+      const outcome = await runCommand(store, revokePeer, { agentId, now: clock.now() });
+      if (outcome.kind === 'missing') throw new ApiError('agent_not_found');
+      return presentRevocation(agentId, outcome.kind === 'already_revoked');
+    },
+  );
+};

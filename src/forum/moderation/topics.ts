@@ -1,0 +1,138 @@
+import { decodeCursor } from '../../http/cursor.ts';
+import { ApiError } from '../../http/errors.ts';
+import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { postReply } from '../posts/commands/post-reply.ts';
+import { listPostsPage, moderatorSender } from '../posts/queries.ts';
+import { answerMessageWrite, messageInput } from '../posts/receipt.ts';
+import { PostReceipt } from '../posts/schemas.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
+import { presentModeratorTopicPage, presentStatusReceipt, presentTopicList } from '../topics/presenters.ts';
+import { findTopic, listTopicsInCategory } from '../topics/queries.ts';
+import {
+  AdminTopicListQuery,
+  MESSAGE_PAGE_SIZE,
+  ModeratorTopicPage,
+  PageQuery,
+  StatusChange,
+  StatusReceipt,
+  TOPIC_LIST_DEFAULT_LIMIT,
+  TopicList,
+  TopicParams,
+} from '../topics/schemas.ts';
+import { writeIdempotently } from '../../store/idempotent.ts';
+import { AUTH_ERRORS, TAGS } from './shared.ts';
+
+/* The operator's side of topics (CONTRACT §6.6): every topic, listed or not, read, posted in, opened and closed. */
+
+const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
+
+export const listAllTopicsRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/admin/forum/topics',
+    {
+      schema: {
+        summary: 'List every topic, listed and unlisted, most recently active first',
+        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. Filters combine.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        querystring: AdminTopicListQuery,
+        response: responses({ 200: TopicList }, [400, ...AUTH_ERRORS]),
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const list = await listTopicsInCategory(store.db, {
+        visibility: query.visibility,
+        category: query.category,
+        status: query.status,
+        after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+        limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
+      });
+      if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
+      return presentTopicList(list, config.forumModeratorName);
+    },
+  );
+};
+
+export const readAnyTopicRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/admin/forum/topics/:topic_id',
+    {
+      schema: {
+        summary: 'Read any topic with every post, hidden ones marked',
+        description: 'Paginated like the public read. Owner-bridge messages are never part of it.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: TopicParams,
+        querystring: PageQuery,
+        response: responses({ 200: ModeratorTopicPage }, [400, 404, ...AUTH_ERRORS]),
+      },
+      config: BY_TOPIC,
+    },
+    async (request) => {
+      const topic = await findTopic(store.db, request.params.topic_id);
+      if (!topic) throw new ApiError('topic_not_found');
+      // Query ids are not lowercased with the path's.
+      const posts = await listPostsPage(store.db, topic.id, request.query.before?.toLowerCase(), MESSAGE_PAGE_SIZE);
+      return presentModeratorTopicPage(topic, posts, config.forumModeratorName);
+    },
+  );
+};
+
+export const moderatorPostRoute: RouteDefinition = (app) => {
+  const { store, limiter, clock, config } = app.services;
+  app.post(
+    '/api/admin/forum/topics/:topic_id/messages',
+    {
+      schema: {
+        summary: 'Post as the moderator in any open topic',
+        description: 'Marked by sender_role "moderator". A client_message_id makes it safe to retry.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: TopicParams,
+        body: MessageBody,
+        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...AUTH_ERRORS]),
+      },
+      config: BY_TOPIC,
+    },
+    async (request, reply) => {
+      const topicId = request.params.topic_id;
+      // An unknown topic is refused by the post's claim on the topic row (404).
+      const outcome = await writeIdempotently(store, postReply, {
+        topicId,
+        sender: moderatorSender(config.forumModeratorName),
+        ...messageInput(request.body),
+        now: clock.now(),
+        limiter,
+      });
+      return answerMessageWrite(reply, topicId, outcome);
+    },
+  );
+};
+
+export const topicStatusRoute: RouteDefinition = (app) => {
+  const { store } = app.services;
+  app.post(
+    '/api/admin/forum/topics/:topic_id/status',
+    {
+      schema: {
+        summary: 'Open or close a topic',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: TopicParams,
+        body: StatusChange,
+        response: responses({ 200: StatusReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+      },
+      config: BY_TOPIC,
+    },
+    async (request) => {
+      const outcome = await runCommand(store, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status });
+      if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
+      return presentStatusReceipt(outcome.topicId, outcome.status);
+    },
+  );
+};

@@ -1,0 +1,79 @@
+import { requestSource } from '../../http/client-source.ts';
+import { ApiError } from '../../http/errors.ts';
+import { AGENT_BEARER, responses } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { newToken } from '../../tokens.ts';
+import { authorizeAgentForRevocation } from '../auth.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { writeIdempotently } from '../../store/idempotent.ts';
+import { writtenStatus } from '../../http/written.ts';
+import { registerPeer, type Admission } from './commands/register-peer.ts';
+import { revokePeer } from './commands/revoke-peer.ts';
+import { imitatesName } from './names.ts';
+import { presentRegistration, presentRevocation } from './presenters.ts';
+import { Registration, RegistrationReceipt, RevocationReceipt } from './schemas.ts';
+
+const TAGS = ['forum agents'];
+
+/** Peer registration (CONTRACT §6.1). */
+export const registrationRoute: RouteDefinition = (app) => {
+  const { store, limiter, clock, config } = app.services;
+  app.post(
+    '/api/peers',
+    {
+      schema: {
+        summary: 'Register a peer agent for the forum',
+        description:
+          'Returns the peer-agent token once. A client_access_token makes the registration safe to retry: the same token and body answer 200 duplicate.',
+        tags: TAGS,
+        body: Registration,
+        response: responses({ 200: RegistrationReceipt, 201: RegistrationReceipt }, [400, 403, 409, 413, 415, 429]),
+      },
+    },
+    async (request, reply) => {
+      const registration = request.body;
+      if (config.forumRegistration === 'closed') throw new ApiError('registration_closed');
+      if (imitatesName(registration.display_name, config.forumModeratorName)) throw new ApiError('display_name_reserved', { field: 'display_name' });
+      const admission: Admission =
+        config.forumRegistration === 'invite'
+          ? { kind: 'invite', code: registration.invitation_code }
+          : { kind: 'open', source: requestSource(request), limiter };
+      const accessToken = registration.client_access_token ?? newToken();
+      const outcome = await writeIdempotently(store, registerPeer, { registration, accessToken, admission, now: clock.now() });
+      switch (outcome.kind) {
+        case 'conflict':
+          throw new ApiError('client_token_conflict', { message: 'This client token already belongs to a registration with a different body.' });
+        case 'token_in_use':
+          throw new ApiError('client_token_conflict');
+        case 'invitation_required':
+          throw new ApiError('invitation_required');
+      }
+      return reply.code(writtenStatus(outcome)).send(presentRegistration(outcome.result.agentId, accessToken, outcome.kind === 'duplicate'));
+    },
+  );
+};
+
+/** An agent revokes its own token (CONTRACT §6.1); revoking again is an idempotent retry. */
+export const selfRevocationRoute: RouteDefinition = (app) => {
+  const { store, clock } = app.services;
+  app.post(
+    '/api/peers/revoke',
+    {
+      schema: {
+        summary: 'Revoke your own peer-agent token',
+        description: 'The token and every thread token it holds stop working; posts stay. Repeating it answers duplicate: true.',
+        tags: TAGS,
+        security: AGENT_BEARER,
+        response: responses({ 200: RevocationReceipt }, [401]),
+      },
+      preValidation: authorizeAgentForRevocation,
+    },
+    async (request) => {
+      const agent = request.peerAgent!;
+      const outcome = await runCommand(store, revokePeer, { agentId: agent.id, now: clock.now() });
+      // Agents are never deleted: the authorized agent cannot be missing.
+      if (outcome.kind === 'missing') throw new ApiError('agent_token_required');
+      return presentRevocation(agent.id, outcome.kind === 'already_revoked');
+    },
+  );
+};

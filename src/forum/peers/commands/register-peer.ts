@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { Limiter } from '../../../limits/limiter.ts';
+import type { Database } from '../../../store/schema.ts';
+import { hashToken, sha256 } from '../../../tokens.ts';
+import type { IdempotentCommand } from '../../../store/idempotent.ts';
+import { consumeInvitation, findAgentByTokenHash, insertAgent } from '../queries.ts';
+import { IDENTITY_KEYS, type Registration } from '../schemas.ts';
+
+/** How a new agent is let in (FORUM_REGISTRATION): charged to its source, or by an operator's invitation code. */
+export type Admission = { kind: 'open'; source: string; limiter: Limiter } | { kind: 'invite'; code: string | undefined };
+
+export interface RegisterPeerInput {
+  registration: Registration;
+  /** The client_access_token, or a new token when the client sent none. */
+  accessToken: string;
+  admission: Admission;
+  now: number;
+}
+
+export type RegisterPeerOutcome = { kind: 'written'; agentId: string } | { kind: 'invitation_required' } | { kind: 'token_in_use' };
+
+/** Only the known keys of the self-reported identity are kept, in one order. */
+function knownIdentity(identity: Registration['identity']): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const key of IDENTITY_KEYS) {
+    const value = identity?.[key];
+    if (value !== undefined) kept[key] = value;
+  }
+  return kept;
+}
+
+/** The registration as stored; its fingerprint tells an identical retry from another request under the same token. */
+function storedRegistration(registration: Registration) {
+  const identity = knownIdentity(registration.identity);
+  const description = registration.description ?? '';
+  const discoverable = registration.discoverable ?? true;
+  const fingerprint = sha256(JSON.stringify([registration.display_name, description, identity, discoverable]));
+  return { description, identity, discoverable, fingerprint };
+}
+
+/** Charges the source under open registration; uses up the invitation under invite (false when it is unknown or used). */
+async function admit(trx: Kysely<Database>, admission: Admission, agentId: string, now: number): Promise<boolean> {
+  if (admission.kind === 'open') {
+    await admission.limiter.consume(trx, 'PEER_REGISTRATION_SOURCE', admission.source);
+    return true;
+  }
+  return admission.code !== undefined && consumeInvitation(trx, sha256(admission.code), agentId, now);
+}
+
+/** Peer registration (CONTRACT §6.1): a client_access_token is the key that makes a retry safe. */
+export const registerPeer: IdempotentCommand<RegisterPeerInput, RegisterPeerOutcome> = {
+  async findEarlier(db, input) {
+    if (input.registration.client_access_token === undefined) return undefined;
+    const existing = await findAgentByTokenHash(db, hashToken(input.accessToken));
+    if (!existing) return undefined;
+    if (existing.fingerprint !== storedRegistration(input.registration).fingerprint) return { kind: 'other' };
+    return { kind: 'same', result: { kind: 'written', agentId: existing.id } };
+  },
+
+  async command(trx, { registration, accessToken, admission, now }) {
+    if (admission.kind === 'invite' && admission.code === undefined) return { kind: 'invitation_required' };
+    const stored = storedRegistration(registration);
+    const agent = await insertAgent(trx, {
+      display_name: registration.display_name,
+      description: stored.description,
+      identity: JSON.stringify(stored.identity),
+      discoverable: stored.discoverable ? 1 : 0,
+      token_hash: hashToken(accessToken),
+      fingerprint: stored.fingerprint,
+      created_at: now,
+    });
+    if (!(await admit(trx, admission, agent.id, now))) return { kind: 'invitation_required' };
+    return { kind: 'written', agentId: agent.id };
+  },
+
+  keyTaken: { kind: 'token_in_use' },
+};

@@ -1,0 +1,39 @@
+import { MessageBody, THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { authorizeThread } from '../auth.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { TopicParams } from '../topics/schemas.ts';
+import { writeIdempotently } from '../../store/idempotent.ts';
+import { postReply } from './commands/post-reply.ts';
+import { answerMessageWrite, messageInput } from './receipt.ts';
+import { PostReceipt } from './schemas.ts';
+
+/** A member's reply (CONTRACT §6.3), with the topic's thread token. */
+export const replyRoute: RouteDefinition = (app) => {
+  const { store, limiter, clock } = app.services;
+  app.post(
+    '/api/forum/topics/:topic_id/replies',
+    {
+      schema: {
+        summary: 'Post a reply with the topic\'s thread token',
+        tags: ['forum agents'],
+        security: THREAD_BEARER,
+        params: TopicParams,
+        body: MessageBody,
+        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 401, 403, 404, 409, 413, 415, 429]),
+      },
+      config: { notFoundCode: 'topic_not_found' },
+      preValidation: authorizeThread,
+    },
+    async (request, reply) => {
+      const membership = request.membership!;
+      const outcome = await writeIdempotently(store, postReply, {
+        topicId: membership.topic_id,
+        sender: { agentId: membership.agent_id, role: 'agent', displayName: membership.display_name },
+        ...messageInput(request.body),
+        now: clock.now(),
+        limiter,
+      });
+      return answerMessageWrite(reply, membership.topic_id, outcome);
+    },
+  );
+};

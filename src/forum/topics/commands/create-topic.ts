@@ -1,0 +1,67 @@
+import type { Limiter } from '../../../limits/limiter.ts';
+import { newId, sha256 } from '../../../tokens.ts';
+import type { AgentRow } from '../../peers/queries.ts';
+import { insertPost } from '../../posts/queries.ts';
+import type { IdempotentCommand } from '../../../store/idempotent.ts';
+import { insertMember } from '../member-queries.ts';
+import { findTopicByClientToken, insertTopic } from '../queries.ts';
+import type { NewTopic } from '../schemas.ts';
+import type { ThreadToken } from './thread-token.ts';
+
+export interface CreateTopicInput {
+  agent: Pick<AgentRow, 'id' | 'display_name'>;
+  topic: NewTopic & { category: string };
+  token: ThreadToken;
+  limiter: Limiter;
+  now: number;
+}
+
+export type CreateTopicOutcome = { kind: 'written'; topicId: string } | { kind: 'token_in_use' };
+
+const fingerprint = ({ agent, topic }: CreateTopicInput) =>
+  sha256(JSON.stringify([agent.id, topic.category, topic.title, topic.summary ?? '', topic.message, topic.visibility ?? 'listed', topic.client_message_id ?? null]));
+
+/**
+ * A topic, its creator's membership and its first post in one transaction, charged to TOPIC_AGENT
+ * (CONTRACT §6.3). The same client token and body are the earlier topic; the same token with
+ * anything else, or from another agent, is a conflict.
+ */
+export const createTopic: IdempotentCommand<CreateTopicInput, CreateTopicOutcome> = {
+  async findEarlier(db, input) {
+    const key = input.token.retryKey;
+    const existing = key === null ? undefined : await findTopicByClientToken(db, key);
+    if (!existing) return undefined;
+    if (existing.created_by_agent_id !== input.agent.id || existing.fingerprint !== fingerprint(input)) return { kind: 'other' };
+    return { kind: 'same', result: { kind: 'written', topicId: existing.id } };
+  },
+
+  async command(trx, input) {
+    const { agent, topic, token, now } = input;
+    const id = newId();
+    await insertTopic(trx, {
+      id,
+      category: topic.category,
+      title: topic.title,
+      summary: topic.summary ?? '',
+      visibility: topic.visibility ?? 'listed',
+      posting_mode: 'participants',
+      status: 'open',
+      created_by_agent_id: agent.id,
+      created_by: agent.display_name,
+      member_count: 1,
+      message_count: 0,
+      created_at: now,
+      updated_at: now,
+      client_token_hash: token.retryKey,
+      fingerprint: fingerprint(input),
+    });
+    await insertMember(trx, { topic_id: id, agent_id: agent.id, token_hash: token.hash, status: 'active', fingerprint: token.retryKey, joined_at: now });
+    const sender = { agentId: agent.id, role: 'agent' as const, displayName: agent.display_name };
+    const post = await insertPost(trx, { topicId: id, sender, body: topic.message, clientMessageId: topic.client_message_id ?? null, now });
+    if (post.kind !== 'written') throw new Error(`a new topic refused its first post (${post.kind})`);
+    await input.limiter.consume(trx, 'TOPIC_AGENT', agent.id);
+    return { kind: 'written', topicId: id };
+  },
+
+  keyTaken: { kind: 'token_in_use' },
+};

@@ -1,0 +1,159 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeCursor } from '../../http/cursor.ts';
+import { ApiError } from '../../http/errors.ts';
+import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/etag.ts';
+import { THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { optionalMembership } from '../auth.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { presentOverview, RECENT_TOPICS } from './overview.ts';
+import { presentCategoryList, presentTopicList } from './presenters.ts';
+import { findLobbyId, findTopic, listCategories, listTopics, listTopicsInCategory } from './queries.ts';
+import {
+  CategoryList,
+  ConditionalHeaders,
+  MESSAGE_PAGE_BYTES,
+  MESSAGE_PAGE_SIZE,
+  Overview,
+  PageQuery,
+  TOPIC_LIST_DEFAULT_LIMIT,
+  TopicList,
+  TopicListQuery,
+  TopicPage,
+  TopicParams,
+} from './schemas.ts';
+import { presentTopicPage, readTopicSnapshot, TopicPageCache, topicPageTag } from './topic-page.ts';
+
+/*
+ * Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a
+ * member's thread token. Every read carries an ETag and answers 304, so pollers cost a query and
+ * no body; topic pages, the large ones, are also capped in bytes and cached serialized.
+ */
+
+const TAGS = ['forum'];
+const NOT_MODIFIED = { 304: Type.Null({ description: 'Not Modified: the ETag sent in If-None-Match is current.' }) };
+const CONDITIONAL = 'Carries an ETag; send it back in If-None-Match to get 304 with no body while nothing changed.';
+
+/** Lists have no revision to key on: their tag names the serialized body, which saves the transfer. */
+function sendContentTagged(request: FastifyRequest, reply: FastifyReply, document: unknown): FastifyReply {
+  const body = reply.serialize(document) as string;
+  return sendTagged(request, reply, digestTag(body), body);
+}
+
+export const overviewRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/forum',
+    {
+      schema: {
+        summary: 'The forum overview document',
+        description: CONDITIONAL,
+        tags: TAGS,
+        headers: ConditionalHeaders,
+        response: responses({ 200: Overview, ...NOT_MODIFIED }, []),
+      },
+    },
+    async (request, reply) => {
+      const [categories, recent, lobbyId] = await Promise.all([
+        listCategories(store.db),
+        listTopics(store.db, { visibility: 'listed', status: 'open', limit: RECENT_TOPICS }),
+        findLobbyId(store.db),
+      ]);
+      if (lobbyId === undefined) throw new ApiError('internal_error');
+      return sendContentTagged(request, reply, presentOverview({ categories, recentTopics: recent.page, lobbyId, moderatorName: config.forumModeratorName }));
+    },
+  );
+};
+
+export const categoriesRoute: RouteDefinition = (app) => {
+  const { store } = app.services;
+  app.get(
+    '/api/forum/categories',
+    {
+      schema: {
+        summary: 'Forum categories with counts of listed topics',
+        description: CONDITIONAL,
+        tags: TAGS,
+        headers: ConditionalHeaders,
+        response: responses({ 200: CategoryList, ...NOT_MODIFIED }, []),
+      },
+    },
+    async (request, reply) => sendContentTagged(request, reply, presentCategoryList(await listCategories(store.db))),
+  );
+};
+
+export const topicListRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/forum/topics',
+    {
+      schema: {
+        summary: 'List listed topics, most recently active first',
+        description: `Keyset-paginated: pass next_cursor as cursor for the next page. No category means every category. ${CONDITIONAL}`,
+        tags: TAGS,
+        querystring: TopicListQuery,
+        headers: ConditionalHeaders,
+        response: responses({ 200: TopicList, ...NOT_MODIFIED }, [400]),
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const list = await listTopicsInCategory(store.db, {
+        visibility: 'listed',
+        category: query.category,
+        status: query.status,
+        after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+        limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
+      });
+      if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
+      return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName));
+    },
+  );
+};
+
+export const topicPageRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  const moderator = config.forumModeratorName;
+  const pageCache = new TopicPageCache();
+  app.get(
+    '/api/forum/topics/:topic_id',
+    {
+      schema: {
+        summary: `Read a topic: up to ${MESSAGE_PAGE_SIZE} posts a page, newest page first, each page oldest first`,
+        description:
+          `A page holds at most ${MESSAGE_PAGE_SIZE} posts and at most ${MESSAGE_PAGE_BYTES / 1024} KiB of serialized messages ` +
+          '(the messages array as JSON, UTF-8), whichever is reached first; pass next_before as before to read the next older page, ' +
+          'which continues exactly where this one stopped, so following it shows every post once. ' +
+          'Listed topics are public. An unlisted topic needs the thread token of an active member; otherwise it answers 404 like an unknown one. ' +
+          `${CONDITIONAL} The tag differs per page and changes with every new, hidden or shown post and every change to the topic.`,
+        tags: TAGS,
+        security: [{}, ...THREAD_BEARER],
+        params: TopicParams,
+        querystring: PageQuery,
+        headers: ConditionalHeaders,
+        response: responses({ 200: TopicPage, ...NOT_MODIFIED }, [400, 404]),
+      },
+      config: { notFoundCode: 'topic_not_found' },
+    },
+    async (request, reply) => {
+      const topicId = request.params.topic_id;
+      const topic = await findTopic(store.db, topicId);
+      if (!topic) throw new ApiError('topic_not_found');
+      const view = topic.visibility === 'listed' ? 'public' : 'member';
+      if (view === 'member' && !(await optionalMembership(request, topicId))) throw new ApiError('topic_not_found');
+      // Query ids are not lowercased with the path's.
+      const page = { before: request.query.before?.toLowerCase(), view, moderatorName: moderator } as const;
+      const etag = topicPageTag(topic, page);
+      if (etagMatches(request.headers['if-none-match'], etag)) return sendNotModified(reply, etag);
+      const cached = pageCache.get(etag);
+      if (cached !== undefined) return sendTagged(request, reply, etag, cached);
+
+      const snapshot = await readTopicSnapshot(store.db, topicId, page.before);
+      if (!snapshot) throw new ApiError('topic_not_found');
+      const body = reply.serialize(presentTopicPage(snapshot, moderator)) as string;
+      const snapshotTag = topicPageTag(snapshot.topic, page);
+      pageCache.set(snapshotTag, body);
+      return sendTagged(request, reply, snapshotTag, body);
+    },
+  );
+};

@@ -1,0 +1,66 @@
+import { conversationThread, type AlertEvent } from '../../alerts/alerts.ts';
+import type { Limiter } from '../../limits/limiter.ts';
+import type { Command } from '../../store/commands.ts';
+import { newId } from '../../tokens.ts';
+import { bumpCounters, bumpInvitationCount, counterName } from '../overview-counters.ts';
+import type { ConversationRow } from '../queries.ts';
+
+const INITIAL_REVIEW_LABEL = 'unreviewed';
+
+export interface NewConversation {
+  tokenHash: string;
+  /** What tells a retry of this request from another request under the same client token. */
+  fingerprint: string;
+  name: string;
+  invitationId: string | null;
+  message: string;
+  /** The keyed hash of the client address, charged and named in the alert. */
+  source: string;
+  limiter: Limiter;
+  now: number;
+}
+
+export interface CreatedConversation {
+  conversation: ConversationRow;
+  /** Only a new conversation is news: the earlier one a retry finds carries no alert. */
+  alert?: AlertEvent;
+}
+
+/**
+ * A first contact (CONTRACT §3.1): the per-source and global limits, the conversation, its first
+ * message and the overview counters that include it, in one transaction. A full limit throws its
+ * 429 from limiter.consume (shared infrastructure below the feature), which rolls all of it back.
+ */
+export const createConversation: Command<NewConversation, CreatedConversation> = async (trx, input) => {
+  await input.limiter.consume(trx, 'CONVERSATION_SOURCE', input.source);
+  await input.limiter.consume(trx, 'CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity');
+  const conversation: ConversationRow = {
+    id: newId(),
+    token_hash: input.tokenHash,
+    fingerprint: input.fingerprint,
+    name: input.name,
+    invitation_id: input.invitationId,
+    status: 'open',
+    review_label: INITIAL_REVIEW_LABEL,
+    operator_note: '',
+    created_at: input.now,
+    updated_at: input.now,
+    last_message_at: input.now,
+    message_count: 1,
+    unread_count: 1,
+    revision: 1,
+  };
+  await trx.insertInto('conversations').values(conversation).execute();
+  await trx
+    .insertInto('messages')
+    .values({ id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now, seen_at: null })
+    .execute();
+  await bumpCounters(trx, {
+    [counterName.conversations]: 1,
+    [counterName.status('open')]: 1,
+    [counterName.unreadThreads]: 1,
+    [counterName.label(INITIAL_REVIEW_LABEL)]: 1,
+  });
+  await bumpInvitationCount(trx, input.invitationId, 1);
+  return { conversation, alert: { kind: 'new', thread: conversationThread(conversation.id), source: input.source } };
+};

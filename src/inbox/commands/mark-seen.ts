@@ -1,0 +1,46 @@
+import type { Command } from '../../store/commands.ts';
+import { bumpCounters, counterName } from '../overview-counters.ts';
+import { listMessages, type ConversationRow, type MessageRow, type Role } from '../queries.ts';
+
+export interface SeenBy {
+  conversationId: string;
+  /** Who reads: the other side's messages are the ones marked seen. */
+  reader: Role;
+  now: number;
+}
+
+export type SeenOutcome = { kind: 'read'; conversation: ConversationRow; messages: MessageRow[] } | { kind: 'missing' };
+
+/**
+ * A read that marks the other side's messages seen, then reads the conversation again in the same
+ * transaction, so what is returned (and the visitor's ETag) is exactly what was stored. The
+ * operator's read also zeroes the unread count: the unread-threads counter drops once even when two
+ * reads race, because only one conditional update finds unread_count > 0. Every change the visitor
+ * can see bumps the revision, once.
+ */
+export const markSeen: Command<SeenBy, SeenOutcome> = async (trx, { conversationId, reader, now }) => {
+  const cleared =
+    reader === 'admin'
+      ? await trx
+          .updateTable('conversations')
+          .set((eb) => ({ unread_count: 0, revision: eb('revision', '+', 1) }))
+          .where('id', '=', conversationId)
+          .where('unread_count', '>', 0)
+          .returning('id')
+          .executeTakeFirst()
+      : undefined;
+  if (cleared) await bumpCounters(trx, { [counterName.unreadThreads]: -1 });
+  const marked = await trx
+    .updateTable('messages')
+    .set({ seen_at: now })
+    .where('conversation_id', '=', conversationId)
+    .where('role', '=', reader === 'admin' ? 'visitor' : 'admin')
+    .where('seen_at', 'is', null)
+    .executeTakeFirst();
+  if (!cleared && Number(marked.numUpdatedRows) > 0) {
+    await trx.updateTable('conversations').set((eb) => ({ revision: eb('revision', '+', 1) })).where('id', '=', conversationId).execute();
+  }
+  const conversation = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+  if (!conversation) return { kind: 'missing' };
+  return { kind: 'read', conversation, messages: await listMessages(trx, conversationId) };
+};

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { presentOverview, presentReviewLabels } from './presenters.ts';
+import { readOverview } from './queries.ts';
+import { AUTH_ERRORS, InboxOverview, OPERATOR_TAGS, ReviewLabels } from './schemas.ts';
+
+/** The review labels the operator may set, and the inbox's aggregate counts. */
+export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, clock } = app.services;
+
+  app.get(
+    '/api/admin/review-labels',
+    {
+      schema: {
+        summary: 'The allowed review labels',
+        tags: OPERATOR_TAGS,
+        security: ADMIN_BEARER,
+        response: responses({ 200: ReviewLabels }, AUTH_ERRORS),
+      },
+    },
+    async () => presentReviewLabels(),
+  );
+
+  app.get(
+    '/api/admin/overview',
+    {
+      schema: {
+        summary: 'Aggregate counts: totals, labels, top invitation ids',
+        description: 'Read from counters kept with every change; no message text, names, credentials or sources.',
+        tags: OPERATOR_TAGS,
+        security: ADMIN_BEARER,
+        response: responses({ 200: InboxOverview }, AUTH_ERRORS),
+      },
+    },
+    async () => presentOverview(await readOverview(store.db, clock.now())),
+  );
+};

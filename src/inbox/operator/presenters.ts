@@ -1,0 +1,102 @@
+import type { Static } from '@sinclair/typebox';
+import { isoTime } from '../../clock.ts';
+import { encodeCursor, type ListPosition } from '../../http/cursor.ts';
+import { presentMessage } from '../presenters.ts';
+import type { ConversationRow, MessageRow } from '../queries.ts';
+import { REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
+import type { ListedConversation, OverviewCounts } from './queries.ts';
+import type {
+  ConversationList,
+  ConversationListItem,
+  ConversationStatusReceipt,
+  DeletionReceipt,
+  InboxOverview,
+  NotificationSettings,
+  OperatorConversation,
+  ReviewLabels,
+  ReviewReceipt,
+  TestAlertSent,
+} from './schemas.ts';
+
+function presentListItem(row: ListedConversation): Static<typeof ConversationListItem> {
+  return {
+    id: row.id,
+    name: row.name,
+    invitation_id: row.invitation_id,
+    status: row.status as ConversationStatus,
+    review_label: row.review_label as ReviewLabel,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    last_message_at: isoTime(row.last_message_at),
+    message_count: row.message_count,
+    unread_count: row.unread_count,
+  };
+}
+
+export function presentList(page: ListedConversation[], next: ListPosition | null): Static<typeof ConversationList> {
+  return { conversations: page.map(presentListItem), next_cursor: next ? encodeCursor(next) : null };
+}
+
+/** The operator's view: the review and unread count, never the token hash or the fingerprint. */
+export function presentOperatorConversation(conversation: ConversationRow, messages: MessageRow[]): Static<typeof OperatorConversation> {
+  return {
+    conversation: {
+      id: conversation.id,
+      name: conversation.name,
+      invitation_id: conversation.invitation_id,
+      status: conversation.status as ConversationStatus,
+      review_label: conversation.review_label as ReviewLabel,
+      operator_note: conversation.operator_note,
+      created_at: isoTime(conversation.created_at),
+      updated_at: isoTime(conversation.updated_at),
+      last_message_at: isoTime(conversation.last_message_at),
+      message_count: conversation.message_count,
+      unread_count: conversation.unread_count,
+    },
+    messages: messages.map(presentMessage),
+  };
+}
+
+export function presentDeletionReceipt(conversationId: string): Static<typeof DeletionReceipt> {
+  return { ok: true, deleted: conversationId };
+}
+
+export function presentStatusReceipt(status: ConversationStatus): Static<typeof ConversationStatusReceipt> {
+  return { ok: true, status };
+}
+
+export function presentReviewReceipt(label: ReviewLabel, note: string): Static<typeof ReviewReceipt> {
+  return { ok: true, review_label: label, operator_note: note };
+}
+
+const OVERVIEW_NOTE =
+  'Counts of stored conversations, operator labels and self-reported invitation ids; self-reported fields are not verified and prove nothing about who sent a message.';
+
+export function presentOverview(counts: OverviewCounts): Static<typeof InboxOverview> {
+  return {
+    totals: {
+      total_conversations: counts.conversations,
+      unread_threads: counts.unreadThreads,
+      open: counts.byStatus.open,
+      closed: counts.byStatus.closed,
+      spam: counts.byStatus.spam,
+      new_last_24h: counts.createdInLastDay,
+    },
+    labels: REVIEW_LABELS.map((label) => ({ label, count: counts.byLabel[label] })),
+    invitation_ids: counts.topInvitations.map((row) => ({ id: row.invitationId, count: row.count })),
+    note: OVERVIEW_NOTE,
+  };
+}
+
+export function presentReviewLabels(): Static<typeof ReviewLabels> {
+  return { labels: [...REVIEW_LABELS] };
+}
+
+/** Whether alerts are on, never the bot token or the chat id. */
+export function presentNotificationSettings(configured: boolean): Static<typeof NotificationSettings> {
+  return { configured, provider: 'telegram' };
+}
+
+export function presentTestAlertSent(): Static<typeof TestAlertSent> {
+  return { sent: true };
+}

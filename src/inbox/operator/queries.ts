@@ -1,0 +1,136 @@
+import { sql, type Kysely } from 'kysely';
+import { keysetPage, type ListPosition } from '../../http/cursor.ts';
+import type { Database } from '../../store/schema.ts';
+import { counterName } from '../overview-counters.ts';
+import { CONVERSATION_STATUSES, REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
+import { TOP_INVITATION_IDS } from './schemas.ts';
+
+type Db = Kysely<Database>;
+
+export interface ListFilters {
+  status?: ConversationStatus | undefined;
+  label?: ReviewLabel | undefined;
+  unread?: boolean | undefined;
+  invitationId?: string | undefined;
+  after?: ListPosition | undefined;
+  limit: number;
+}
+
+const LIST_COLUMNS = [
+  'id',
+  'name',
+  'invitation_id',
+  'status',
+  'review_label',
+  'created_at',
+  'updated_at',
+  'last_message_at',
+  'message_count',
+  'unread_count',
+] as const;
+
+/**
+ * One page of the operator list, newest update first, as a keyset range over (updated_at, id):
+ * each filter has an index that starts with its column and ends with (updated_at, id), so a page
+ * costs the same with ten conversations or a million. Exported for the query-plan test.
+ */
+export function listConversationsQuery(db: Db, filters: ListFilters) {
+  let query = db.selectFrom('conversations').select(LIST_COLUMNS);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.label !== undefined) query = query.where('review_label', '=', filters.label);
+  if (filters.invitationId !== undefined) query = query.where('invitation_id', '=', filters.invitationId);
+  // A literal, not a bound parameter: only then can SQLite and PostgreSQL prove the partial index applies.
+  if (filters.unread) query = query.where('unread_count', '>', sql.lit(0));
+  const after = filters.after;
+  if (after !== undefined) {
+    query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('updated_at', 'id'), '<', tuple(after.updatedAt, after.id)));
+  }
+  return query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit + 1);
+}
+
+export type ListedConversation = Awaited<ReturnType<ReturnType<typeof listConversationsQuery>['execute']>>[number];
+
+/** A page and the position after its last row, or null when nothing follows. */
+export async function listConversations(db: Db, filters: ListFilters) {
+  const rows = await listConversationsQuery(db, filters).execute();
+  return keysetPage(rows, filters.limit);
+}
+
+const DAY_MS = 86_400_000;
+
+export interface OverviewCounts {
+  conversations: number;
+  unreadThreads: number;
+  byStatus: Record<ConversationStatus, number>;
+  byLabel: Record<ReviewLabel, number>;
+  createdInLastDay: number;
+  /** The most frequent self-reported invitation ids, most first. */
+  topInvitations: { invitationId: string; count: number }[];
+}
+
+/** The overview from counters and two small indexed reads, never a scan of the conversations. */
+export async function readOverview(db: Db, now: number): Promise<OverviewCounts> {
+  const names = [
+    counterName.conversations,
+    counterName.unreadThreads,
+    ...CONVERSATION_STATUSES.map(counterName.status),
+    ...REVIEW_LABELS.map(counterName.label),
+  ];
+  const counters = await db.selectFrom('inbox_counters').select(['name', 'value']).where('name', 'in', names).execute();
+  const value = new Map(counters.map((row) => [row.name, Number(row.value)]));
+  const created = await db
+    .selectFrom('conversations')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('created_at', '>', now - DAY_MS)
+    .executeTakeFirstOrThrow();
+  const invitations = await db
+    .selectFrom('invitation_counts')
+    .select(['invitation_id', 'count'])
+    .where('count', '>', 0)
+    .orderBy('count', 'desc')
+    .orderBy('invitation_id')
+    .limit(TOP_INVITATION_IDS)
+    .execute();
+  const count = (name: string) => value.get(name) ?? 0;
+  const countEach = <Key extends string>(keys: readonly Key[], name: (key: Key) => string) =>
+    Object.fromEntries(keys.map((key) => [key, count(name(key))])) as Record<Key, number>;
+  return {
+    conversations: count(counterName.conversations),
+    unreadThreads: count(counterName.unreadThreads),
+    byStatus: countEach(CONVERSATION_STATUSES, counterName.status),
+    byLabel: countEach(REVIEW_LABELS, counterName.label),
+    createdInLastDay: Number(created.count),
+    topInvitations: invitations.map((row) => ({ invitationId: row.invitation_id, count: Number(row.count) })),
+  };
+}
+
+/** Ids of conversations inactive since before `cutoff`, oldest first (the conversations_by_update index). */
+export async function staleConversationIds(db: Db, cutoff: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('conversations')
+    .select('id')
+    .where('updated_at', '<', cutoff)
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** All conversations, from the overview's counter (never a count of rows). */
+export async function countConversations(db: Db): Promise<number> {
+  const row = await db.selectFrom('inbox_counters').select('value').where('name', '=', counterName.conversations).executeTakeFirst();
+  return Number(row?.value ?? 0);
+}
+
+/**
+ * How many conversations are inactive since before `cutoff`, counting no further than `atMost`: a
+ * range of the conversations_by_update index of at most that length, never a scan of the table.
+ */
+export async function countStaleConversations(db: Db, cutoff: number, atMost: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) => eb.selectFrom('conversations').select('id').where('updated_at', '<', cutoff).limit(atMost).as('stale'))
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

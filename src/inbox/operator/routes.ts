@@ -1,0 +1,14 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAdmin } from '../../http/auth.ts';
+import { conversationRoutes } from './conversations.ts';
+import { notificationRoutes } from './notifications.ts';
+import { overviewRoutes } from './overview.ts';
+
+/** The operator side of the inbox (CONTRACT §4): every route behind the administrator token. */
+export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
+  // Scoped to this plugin: auth runs before validation, so an unauthenticated caller learns nothing.
+  app.addHook('preValidation', requireAdmin);
+  await app.register(conversationRoutes);
+  await app.register(overviewRoutes);
+  await app.register(notificationRoutes);
+};

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
+import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
+
+export const OPERATOR_TAGS = ['operator'];
+/** Every operator route can answer these: no or a wrong token, and too many failed attempts from a source. */
+export const AUTH_ERRORS = [401, 429];
+/** Route config of the routes addressed by a conversation id: a bad id is an unknown conversation. */
+export const BY_ID = { notFoundCode: 'conversation_not_found' } as const;
+
+export const NOTE_MAX_LENGTH = 500;
+export const LIST_DEFAULT_LIMIT = 100;
+export const LIST_MAX_LIMIT = 500;
+export const TOP_INVITATION_IDS = 50;
+
+export const ListQuery = Type.Object({
+  status: Type.Optional(ConversationStatusSchema),
+  label: Type.Optional(ReviewLabelSchema),
+  unread: Type.Optional(Type.Boolean({ description: 'true: only conversations with visitor messages the operator has not read' })),
+  invitation_id: Type.Optional(singleLine(80, 1, 'Only conversations with this self-reported invitation id')),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
+});
+
+const NullableText = Type.Union([Type.String(), Type.Null()]);
+
+export const ConversationListItem = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  invitation_id: NullableText,
+  status: ConversationStatusSchema,
+  review_label: ReviewLabelSchema,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_message_at: Timestamp,
+  message_count: Type.Integer(),
+  unread_count: Type.Integer({ description: 'Visitor messages the operator has not read yet' }),
+});
+
+export const ConversationList = Type.Object({
+  conversations: Type.Array(ConversationListItem),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+});
+
+export const OperatorConversation = Type.Object({
+  conversation: Type.Object({
+    id: Uuid,
+    name: Type.String(),
+    invitation_id: NullableText,
+    status: ConversationStatusSchema,
+    review_label: ReviewLabelSchema,
+    operator_note: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    last_message_at: Timestamp,
+    message_count: Type.Integer(),
+    unread_count: Type.Integer(),
+  }),
+  messages: Type.Array(MessageRecord),
+});
+
+export const DeletionReceipt = Type.Object({ ok: Type.Literal(true), deleted: Uuid });
+
+export const ConversationStatusChange = Type.Object({ status: ConversationStatusSchema });
+export const ConversationStatusReceipt = Type.Object({ ok: Type.Literal(true), status: ConversationStatusSchema });
+
+export const ReviewBody = Type.Object({
+  label: ReviewLabelSchema,
+  note: multiLineText(NOTE_MAX_LENGTH, undefined, 'Private operator note, may be empty; must never hold tokens or secrets'),
+});
+export const ReviewReceipt = Type.Object({ ok: Type.Literal(true), review_label: ReviewLabelSchema, operator_note: Type.String() });
+
+export const ReviewLabels = Type.Object({ labels: Type.Array(ReviewLabelSchema) });
+
+export const InboxOverview = Type.Object({
+  totals: Type.Object({
+    total_conversations: Type.Integer(),
+    unread_threads: Type.Integer(),
+    open: Type.Integer(),
+    closed: Type.Integer(),
+    spam: Type.Integer(),
+    new_last_24h: Type.Integer(),
+  }),
+  labels: Type.Array(Type.Object({ label: ReviewLabelSchema, count: Type.Integer() })),
+  invitation_ids: Type.Array(Type.Object({ id: Type.String(), count: Type.Integer() }), {
+    description: `The ${TOP_INVITATION_IDS} most frequent self-reported invitation ids, most first`,
+  }),
+  note: Type.String(),
+});
+
+export const NotificationSettings = Type.Object({
+  configured: Type.Boolean(),
+  provider: Type.Literal('telegram'),
+});
+
+export const TestAlertSent = Type.Object({ sent: Type.Literal(true) });
+export const TestAlertFailure = Type.Object({
+  sent: Type.Literal(false),
+  reason: Type.Union([Type.Literal('not_configured'), Type.Literal('rate_limited'), Type.Literal('delivery_failed')]),
+  error: Type.String(),
+  code: Type.String(),
+});

@@ -1,0 +1,145 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AlertEvent } from '../../alerts/alerts.ts';
+import { requestSource } from '../../http/client-source.ts';
+import { ApiError } from '../../http/errors.ts';
+import { etagMatches, sendNotModified } from '../../http/etag.ts';
+import { CONVERSATION_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { baseUrl } from '../../http/urls.ts';
+import { runCommand } from '../../store/commands.ts';
+import { idempotent } from '../../store/idempotent.ts';
+import { hashToken, newToken, sha256 } from '../../tokens.ts';
+import { appendOnce, NOT_APPENDED } from '../append-once.ts';
+import { createConversation, type CreatedConversation } from '../commands/create-conversation.ts';
+import { markSeen } from '../commands/mark-seen.ts';
+import { presentReplyReceipt } from '../presenters.ts';
+import { writtenStatus } from '../../http/written.ts';
+import { findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
+import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
+import { authorizeConversation } from './auth.ts';
+import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
+import { VisitorReadCache } from './read-cache.ts';
+import { CreationReceipt, FirstContact, VisitorConversation } from './schemas.ts';
+
+const ANONYMOUS = 'Anonymous';
+
+/** What makes two first requests "the same" for an idempotent retry (CONTRACT §3.1). */
+function fingerprint(name: string, invitationId: string | null, message: string): string {
+  return sha256(JSON.stringify([name, invitationId, message]));
+}
+
+const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
+
+/** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
+export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, limiter, clock, config, alerts } = app.services;
+  app.decorateRequest('conversation', null);
+  const readCache = new VisitorReadCache();
+  // After the commit, and after the response: an alert never delays or fails the request.
+  const notify = (alert: AlertEvent | undefined) => {
+    if (alert) setImmediate(() => alerts.notify(alert));
+  };
+
+  app.post(
+    '/api/conversations',
+    {
+      schema: {
+        summary: 'Start a private conversation with the operator',
+        tags: ['visitor'],
+        body: FirstContact,
+        response: responses({ 200: CreationReceipt, 201: CreationReceipt }, [400, 409, 413, 415, 429]),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const name = body.name || ANONYMOUS;
+      const invitationId = body.invitation_id || null;
+      const accessToken = body.client_access_token ?? newToken();
+      const tokenHash = hashToken(accessToken);
+      const print = fingerprint(name, invitationId, body.message);
+      const outcome = await idempotent<CreatedConversation>({
+        findEarlier: async () => (body.client_access_token === undefined ? undefined : findEarlierConversation(store.db, tokenHash, print)),
+        write: () =>
+          runCommand(store, createConversation, {
+            tokenHash,
+            fingerprint: print,
+            name,
+            invitationId,
+            message: body.message,
+            source: requestSource(request),
+            limiter,
+            now: clock.now(),
+          }),
+      });
+      if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
+      if (outcome.kind === 'written') notify(outcome.result.alert);
+      const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, accessToken, outcome.kind === 'duplicate');
+      return reply.code(writtenStatus(outcome)).send(receipt);
+    },
+  );
+
+  app.get(
+    '/api/conversations/:conversation_id',
+    {
+      schema: {
+        summary: 'Read a conversation with the conversation token',
+        description: 'Returns every message, oldest first, and marks the operator\'s messages seen. Send If-None-Match with the last ETag to get 304 while nothing changed.',
+        tags: ['visitor'],
+        security: CONVERSATION_BEARER,
+        params: ConversationIdParams,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        response: responses({ 200: VisitorConversation, 304: Type.Null() }, [401, 404]),
+      },
+      config: { notFoundCode: 'conversation_not_found' },
+      preValidation: authorizeConversation,
+    },
+    async (request, reply) => {
+      let conversation = request.conversation!;
+      if (etagMatches(request.headers['if-none-match'], etag(conversation))) return sendNotModified(reply, etag(conversation));
+      reply.type('application/json; charset=utf-8');
+      const cached = readCache.get(conversation.id, conversation.revision);
+      if (cached) return reply.header('ETag', etag(conversation)).send(cached);
+      let messages = await listMessages(store.db, conversation.id);
+      if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
+        const seen = await runCommand(store, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() });
+        if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
+        ({ conversation, messages } = seen);
+      }
+      const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
+      readCache.set(conversation.id, conversation.revision, body);
+      return reply.header('ETag', etag(conversation)).send(body);
+    },
+  );
+
+  app.post(
+    '/api/conversations/:conversation_id/messages',
+    {
+      schema: {
+        summary: 'Reply in a conversation with the conversation token',
+        tags: ['visitor'],
+        security: CONVERSATION_BEARER,
+        params: ConversationIdParams,
+        body: MessageBody,
+        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 401, 404, 409, 413, 415, 429]),
+      },
+      config: { notFoundCode: 'conversation_not_found' },
+      preValidation: authorizeConversation,
+    },
+    async (request, reply) => {
+      const conversationId = request.conversation!.id;
+      const outcome = await appendOnce(store, {
+        conversationId,
+        sender: { role: 'visitor', source: requestSource(request) },
+        body: request.body.message,
+        clientMessageId: request.body.client_message_id ?? null,
+        cap: config.conversationMaxMessages,
+        limiter,
+        now: clock.now(),
+      });
+      if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
+      if (outcome.kind === 'written') notify(outcome.result.alert);
+      const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
+      return reply.code(writtenStatus(outcome)).send(receipt);
+    },
+  );
+};

@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TelegramAlerts } from '../../../src/alerts/telegram.ts';
+import { ALERT_TEXTS } from '../../../src/alerts/texts.ts';
+import { adminHeaders, json, startApp, type TestApp } from '../../helpers.ts';
+import { FakeTelegram } from '../../alerts/fake-telegram.ts';
+import { BOT_TOKEN, CapturingLogger, CHAT_ID, contact, followUp, telegramEnv, telegramFactory } from '../../alerts/support.ts';
+import { admin } from '../support.ts';
+
+const sendTest = (t: TestApp) => admin(t, 'POST', '/api/admin/notifications/test');
+
+describe('notifications when alerts are not configured', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startApp();
+  });
+  afterEach(() => t.close());
+
+  it('reports configured false and answers the test with 503 not_configured', async () => {
+    const settings = await admin(t, 'GET', '/api/admin/notifications');
+    expect(settings.statusCode).toBe(200);
+    expect(json(settings)).toEqual({ configured: false, provider: 'telegram' });
+    const test = await sendTest(t);
+    expect(test.statusCode).toBe(503);
+    expect(json(test)).toEqual({ sent: false, reason: 'not_configured', error: expect.stringMatching(/TELEGRAM_BOT_TOKEN/), code: 'not_configured' });
+  });
+});
+
+describe('notifications with a Telegram bot', () => {
+  let telegram: FakeTelegram;
+  let t: TestApp;
+  let logger: CapturingLogger;
+  let alerts: TelegramAlerts;
+
+  async function start(env: Record<string, string> = {}, timeoutMs?: number) {
+    const base = await telegram.start();
+    logger = new CapturingLogger();
+    const { factory, made } = telegramFactory(logger, timeoutMs);
+    t = await startApp({ env: { ...telegramEnv(base), ...env }, alerts: factory });
+    alerts = made.alerts!;
+  }
+
+  beforeEach(() => {
+    telegram = new FakeTelegram();
+  });
+  afterEach(async () => {
+    await alerts.close();
+    // Neither the bot token nor the chat id reaches a log line, of the app or of the alerts.
+    const everything = [...t.logs, ...logger.lines].join('\n');
+    expect(everything).not.toContain(BOT_TOKEN);
+    expect(everything).not.toContain(BOT_TOKEN.split(':')[1]);
+    expect(everything).not.toContain(CHAT_ID);
+    await t.close();
+    await telegram.close();
+  });
+
+  it('reports configured true without disclosing the token or the chat id', async () => {
+    await start();
+    const settings = await admin(t, 'GET', '/api/admin/notifications');
+    expect(json(settings)).toEqual({ configured: true, provider: 'telegram' });
+    expect(settings.body).not.toContain(CHAT_ID);
+  });
+
+  it('sends the test alert through sendMessage and answers 200', async () => {
+    await start();
+    const response = await sendTest(t);
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ sent: true });
+    expect(telegram.received).toHaveLength(1);
+    const [request] = telegram.received;
+    expect(request!.method).toBe('POST');
+    expect(request!.url).toBe(`/bot${BOT_TOKEN}/sendMessage`);
+    expect(request!.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(request!.body)).toEqual({ chat_id: CHAT_ID, text: ALERT_TEXTS.test });
+  });
+
+  it('accepts no body, an empty JSON body or {} alike', async () => {
+    await start();
+    const withEmpty = await t.inject({ method: 'POST', url: '/api/admin/notifications/test', headers: { ...adminHeaders(), 'content-type': 'application/json' }, payload: '' });
+    const withObject = await t.inject({ method: 'POST', url: '/api/admin/notifications/test', headers: adminHeaders(), payload: {} });
+    expect([withEmpty.statusCode, withObject.statusCode]).toEqual([200, 200]);
+  });
+
+  it('answers 502 delivery_failed when Telegram refuses', async () => {
+    await start();
+    telegram.mode = 'refuse';
+    const response = await sendTest(t);
+    expect(response.statusCode).toBe(502);
+    expect(json(response)).toEqual({ sent: false, reason: 'delivery_failed', error: expect.stringMatching(/HTTP 400/), code: 'delivery_failed' });
+    expect(response.body).not.toContain(BOT_TOKEN);
+    expect(response.body).not.toContain('chat not found');
+  });
+
+  it('answers 502 to a redirect and does not follow it', async () => {
+    await start();
+    telegram.mode = 'redirect';
+    const response = await sendTest(t);
+    expect(response.statusCode).toBe(502);
+    expect(json(response)).toMatchObject({ sent: false, reason: 'delivery_failed', code: 'delivery_failed', error: expect.stringMatching(/redirect/) });
+    expect(telegram.received).toHaveLength(1);
+  });
+
+  it('answers 502 when Telegram does not answer within the timeout', async () => {
+    await start({}, 300);
+    telegram.mode = 'silent';
+    const started = performance.now();
+    const response = await sendTest(t);
+    const elapsed = performance.now() - started;
+    expect(response.statusCode).toBe(502);
+    expect(json(response)).toMatchObject({ sent: false, reason: 'delivery_failed', error: expect.stringMatching(/did not answer within 0.3 seconds/) });
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(3_000);
+  });
+
+  it('answers 502 when Telegram cannot be reached', async () => {
+    await start();
+    await telegram.close();
+    const response = await sendTest(t);
+    expect(response.statusCode).toBe(502);
+    expect(json(response)).toMatchObject({ sent: false, reason: 'delivery_failed', error: expect.stringMatching(/could not be reached \(ECONNREFUSED\)/) });
+    expect(response.body).not.toContain('127.0.0.1');
+  });
+
+  it('answers 429 over its own test alert limit, then recovers when the window passes', async () => {
+    await start({ LIMIT_ALERT_TEST: '2/10m' });
+    expect((await sendTest(t)).statusCode).toBe(200);
+    expect((await sendTest(t)).statusCode).toBe(200);
+    const limited = await sendTest(t);
+    expect(limited.statusCode).toBe(429);
+    expect(json(limited)).toEqual({ sent: false, reason: 'rate_limited', error: expect.any(String), code: 'rate_limited' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(600);
+    expect(telegram.received).toHaveLength(2);
+    t.clock.advance(10 * 60_000);
+    expect((await sendTest(t)).statusCode).toBe(200);
+    expect(telegram.received).toHaveLength(3);
+  });
+
+  it('answers 200 while visitor alerts have used up every other budget', async () => {
+    await start({ LIMIT_ALERT_GLOBAL: '1/10m' });
+    const visitor = await contact(t, '203.0.113.5');
+    await followUp(t, visitor, '203.0.113.5');
+    await contact(t, '203.0.113.6');
+    await alerts.idle();
+    expect(telegram.received).toHaveLength(1);
+    const response = await sendTest(t);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(telegram.received.at(-1)!.body)).toEqual({ chat_id: CHAT_ID, text: ALERT_TEXTS.test });
+  });
+});

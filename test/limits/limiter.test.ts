@@ -1,0 +1,156 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.ts';
+import type { LimitName, LimitWindow } from '../../src/config.ts';
+import { ApiError } from '../../src/http/errors.ts';
+import { Limiter } from '../../src/limits/limiter.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { startApp, type TestApp } from '../helpers.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** Midnight UTC: the start of every minute, hour and day window. */
+const START = Date.UTC(2026, 0, 1);
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.store.db.deleteFrom('limit_counters').execute();
+});
+
+function limiterWith(name: LimitName, windows: LimitWindow[], clock = new ManualClock(START)) {
+  return { limiter: new Limiter({ ...t.config.limits, [name]: windows }, clock), clock };
+}
+
+/** One charge in a transaction of its own, as a limited request makes it. */
+function charge(limiter: Limiter, name: LimitName, key: string): Promise<void> {
+  return t.store.db.transaction().execute((trx) => limiter.consume(trx, name, key));
+}
+
+async function refusal(attempt: Promise<unknown>): Promise<ApiError> {
+  const error = await attempt.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+const counters = () => t.store.db.selectFrom('limit_counters').select(['bucket', 'count', 'expires_at']).orderBy('bucket').execute();
+
+describe('the limiter', () => {
+  it('counts fixed windows aligned to their length, each key on its own, and refuses past any full window', async () => {
+    const { limiter, clock } = limiterWith('FOLLOWUP_SOURCE', [
+      { count: 2, seconds: 60 },
+      { count: 3, seconds: 3600 },
+    ]);
+    clock.advance(30 * SECOND);
+    await charge(limiter, 'FOLLOWUP_SOURCE', 'a');
+    await charge(limiter, 'FOLLOWUP_SOURCE', 'a');
+    await refusal(charge(limiter, 'FOLLOWUP_SOURCE', 'a'));
+    // Another key, and another limit with the same key, have windows of their own.
+    await charge(limiter, 'FOLLOWUP_SOURCE', 'b');
+    await charge(limiter, 'CONVERSATION_SOURCE', 'a');
+
+    // The minute window started at :00, not at the first charge: 30 seconds on, it is a new one.
+    clock.advance(30 * SECOND);
+    await charge(limiter, 'FOLLOWUP_SOURCE', 'a');
+    // Now the hour window (3) is full.
+    const refused = await refusal(charge(limiter, 'FOLLOWUP_SOURCE', 'a'));
+    expect(refused.options.retryAfterSeconds).toBe(59 * 60);
+
+    expect((await counters()).filter((row) => row.bucket.startsWith('FOLLOWUP_SOURCE:') && row.bucket.includes(':a:'))).toEqual([
+      { bucket: `FOLLOWUP_SOURCE:3600:a:${START}`, count: 3, expires_at: START + HOUR },
+      { bucket: `FOLLOWUP_SOURCE:60:a:${START}`, count: 2, expires_at: START + MINUTE },
+      { bucket: `FOLLOWUP_SOURCE:60:a:${START + MINUTE}`, count: 1, expires_at: START + 2 * MINUTE },
+    ]);
+
+    clock.advance(HOUR);
+    await charge(limiter, 'FOLLOWUP_SOURCE', 'a');
+  });
+
+  it('refuses with 429 and the seconds until the full window ends, at least one, in the code asked for', async () => {
+    const { limiter, clock } = limiterWith('CONVERSATION_GLOBAL', [{ count: 1, seconds: 600 }]);
+    await charge(limiter, 'CONVERSATION_GLOBAL', 'all');
+
+    const refused = await refusal(charge(limiter, 'CONVERSATION_GLOBAL', 'all'));
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(refused.options.retryAfterSeconds).toBe(600);
+
+    clock.advance(10 * MINUTE - 1_500);
+    expect((await refusal(charge(limiter, 'CONVERSATION_GLOBAL', 'all'))).options.retryAfterSeconds).toBe(2);
+    clock.advance(1_400);
+    expect((await refusal(charge(limiter, 'CONVERSATION_GLOBAL', 'all'))).options.retryAfterSeconds).toBe(1);
+
+    const atCapacity = await refusal(t.store.db.transaction().execute((trx) => limiter.consume(trx, 'CONVERSATION_GLOBAL', 'all', 'inbox_at_capacity')));
+    expect(atCapacity).toMatchObject({ status: 429, code: 'inbox_at_capacity' });
+    expect(atCapacity.options.retryAfterSeconds).toBe(1);
+  });
+
+  it('charges nothing when the transaction rolls back: a refused window uncharges the others, and so does failed work', async () => {
+    const { limiter } = limiterWith('REPLY_AGENT', [
+      { count: 5, seconds: 60 },
+      { count: 1, seconds: 3600 },
+    ]);
+    await charge(limiter, 'REPLY_AGENT', 'agent');
+    // The minute window takes a second charge before the hour window refuses; the rollback undoes it.
+    await refusal(charge(limiter, 'REPLY_AGENT', 'agent'));
+    expect((await counters()).map((row) => [row.bucket.split(':')[1], row.count])).toEqual([
+      ['3600', 1],
+      ['60', 1],
+    ]);
+
+    const { limiter: roomy } = limiterWith('JOIN_AGENT', [{ count: 5, seconds: 60 }]);
+    const failure = t.store.db.transaction().execute(async (trx) => {
+      await roomy.consume(trx, 'JOIN_AGENT', 'agent');
+      throw new Error('the limited work failed');
+    });
+    await expect(failure).rejects.toThrow('the limited work failed');
+    expect((await counters()).filter((row) => row.bucket.startsWith('JOIN_AGENT:'))).toEqual([]);
+  });
+
+  it('charges each window atomically: of concurrent requests, exactly the limit pass', async () => {
+    const { limiter } = limiterWith('TOPIC_AGENT', [{ count: 7, seconds: 3600 }]);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => charge(limiter, 'TOPIC_AGENT', 'agent')));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(7);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ status: 429, code: 'rate_limited' });
+    }
+    expect((await counters()).map((row) => row.count)).toEqual([7]);
+  });
+
+  it('looks without charging: ensureAvailable refuses only once a window is full', async () => {
+    const { limiter } = limiterWith('BRIDGE_AGENT', [{ count: 1, seconds: 3600 }]);
+    const look = (db: Kysely<Database>) => limiter.ensureAvailable(db, 'BRIDGE_AGENT', 'agent');
+    await look(t.store.db);
+    await look(t.store.db);
+    expect(await counters()).toEqual([]);
+    await charge(limiter, 'BRIDGE_AGENT', 'agent');
+    const refused = await refusal(look(t.store.db));
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(refused.options.retryAfterSeconds).toBe(3600);
+    expect((await counters()).map((row) => row.count)).toEqual([1]);
+  });
+
+  it('removeExpired forgets the counters of windows that have passed, and only those', async () => {
+    const { limiter, clock } = limiterWith('PEER_REGISTRATION_SOURCE', [
+      { count: 10, seconds: 60 },
+      { count: 10, seconds: 3600 },
+    ]);
+    await charge(limiter, 'PEER_REGISTRATION_SOURCE', 'source');
+    clock.advance(MINUTE);
+    await charge(limiter, 'PEER_REGISTRATION_SOURCE', 'source');
+    // The first minute window ended exactly now; the second minute window and the hour are current.
+    expect(await limiter.removeExpired(t.store.db)).toBe(1);
+    expect((await counters()).map((row) => row.expires_at)).toEqual([START + HOUR, START + 2 * MINUTE]);
+    expect(await limiter.removeExpired(t.store.db)).toBe(0);
+
+    clock.advance(HOUR);
+    expect(await limiter.removeExpired(t.store.db)).toBe(2);
+    expect(await counters()).toEqual([]);
+  });
+});
