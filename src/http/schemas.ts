@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { HEX_TOKEN_PATTERN } from '../tokens.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 
@@ -71,6 +71,11 @@ export const ClientMessageId = Type.String({
 
 /** A message with its optional idempotency key: a visitor follow-up, an operator reply, a forum post. */
 export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) });
+
+/** A message body as a message write's input (a follow-up, an operator reply, a post, an owner-bridge message). */
+export function messageInput(message: Static<typeof MessageBody>): { body: string; clientMessageId: string | null } {
+  return { body: message.message, clientMessageId: message.client_message_id ?? null };
+}
 
 /** A client-chosen token (CONTRACT §2); hashed in its lowercase form. */
 export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters, either case' });

@@ -1,8 +1,8 @@
 import { requestSource } from '../../http/client-source.ts';
-import { MessageBody, THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { MessageBody, messageInput, responses, THREAD_BEARER } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { authorizeThread } from '../auth.ts';
-import { answerMessageWrite, messageInput } from '../posts/receipt.ts';
+import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';

@@ -1,12 +1,12 @@
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
 import { readBridge } from '../bridges/commands/read-bridge.ts';
 import { presentBridgeList, presentBridgeThread } from '../bridges/presenters.ts';
 import { findBridge, listBridges } from '../bridges/queries.ts';
 import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
-import { answerMessageWrite, messageInput } from '../posts/receipt.ts';
+import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { writeIdempotently } from '../../store/idempotent.ts';

@@ -1,10 +1,10 @@
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { postReply } from '../posts/commands/post-reply.ts';
 import { listPostsPage, moderatorSender } from '../posts/queries.ts';
-import { answerMessageWrite, messageInput } from '../posts/receipt.ts';
+import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { setTopicStatus } from '../topics/commands/set-topic-status.ts';

@@ -1,10 +1,10 @@
-import { MessageBody, THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { MessageBody, messageInput, responses, THREAD_BEARER } from '../../http/schemas.ts';
 import { authorizeThread } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
 import { writeIdempotently } from '../../store/idempotent.ts';
 import { postReply } from './commands/post-reply.ts';
-import { answerMessageWrite, messageInput } from './receipt.ts';
+import { answerMessageWrite } from './receipt.ts';
 import { PostReceipt } from './schemas.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */

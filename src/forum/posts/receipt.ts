@@ -1,17 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
-import type { MessageBody } from '../../http/schemas.ts';
 import type { IdempotentOutcome, Refusal } from '../../store/idempotent.ts';
 import { writtenStatus } from '../../http/written.ts';
 import { presentPostReceipt } from './presenters.ts';
 import type { PostOutcome } from './queries.ts';
 import type { PostReceipt } from './schemas.ts';
-
-/** A message body as a message write's input (a post, an owner-bridge message). */
-export function messageInput(message: Static<typeof MessageBody>) {
-  return { body: message.message, clientMessageId: message.client_message_id ?? null };
-}
 
 /** The contract's error for each reason a post is refused, by an agent or the moderator. */
 const POST_REFUSED: Record<Refusal<PostOutcome>['kind'], ErrorCode> = {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { appendOnce, NOT_APPENDED } from '../append-once.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
@@ -132,8 +132,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await appendOnce(store, {
         conversationId,
         sender: { role: 'admin' },
-        body: request.body.message,
-        clientMessageId: request.body.client_message_id ?? null,
+        ...messageInput(request.body),
         cap: config.conversationMaxMessages,
         limiter,
         now: clock.now(),

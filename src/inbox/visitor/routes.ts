@@ -4,7 +4,7 @@ import type { AlertEvent } from '../../alerts/alerts.ts';
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
-import { CONVERSATION_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { CONVERSATION_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
 import { idempotent } from '../../store/idempotent.ts';
@@ -130,8 +130,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await appendOnce(store, {
         conversationId,
         sender: { role: 'visitor', source: requestSource(request) },
-        body: request.body.message,
-        clientMessageId: request.body.client_message_id ?? null,
+        ...messageInput(request.body),
         cap: config.conversationMaxMessages,
         limiter,
         now: clock.now(),
