@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { LimitName } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
+import { runCommand } from '../store/commands.ts';
 import type { Store } from '../store/database.ts';
 import type { ActivityKind, AlertEvent } from './alerts.ts';
 import type { DigestCounts } from './texts.ts';
@@ -55,12 +56,12 @@ export class AlertBudgets {
   private async charge(budgets: [LimitName, string][]): Promise<Refusal | undefined> {
     let tried: LimitName | undefined;
     try {
-      await this.store.db.transaction().execute(async (trx) => {
+      await runCommand(this.store, async (trx) => {
         for (const [budget, key] of budgets) {
           tried = budget;
           await this.limiter.consume(trx, budget, key);
         }
-      });
+      }, undefined);
       return undefined;
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 429 && tried)) throw error;

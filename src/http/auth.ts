@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
+import { runCommand } from '../store/commands.ts';
 import { requestSource } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -23,6 +24,6 @@ export async function requireAdmin(request: FastifyRequest): Promise<void> {
   const token = bearerToken(request);
   // Digests have one length, so the comparison does not reveal the token's length either.
   if (token !== undefined && config.adminToken !== undefined && safeEqual(sha256(token), sha256(config.adminToken))) return;
-  await store.db.transaction().execute((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)));
+  await runCommand(store, (trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)), undefined);
   throw new ApiError('admin_token_required');
 }
