@@ -6,13 +6,6 @@ export function newToken(): string {
   return randomBytes(32).toString('hex');
 }
 
-export const HEX_TOKEN_PATTERN = '^[0-9a-fA-F]{64}$';
-const HEX_TOKEN = new RegExp(HEX_TOKEN_PATTERN);
-
-export function isHexToken(value: string): boolean {
-  return HEX_TOKEN.test(value);
-}
-
 /** Hex tokens are case-insensitive, so every path hashes the lowercase form. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token.toLowerCase()).digest('hex');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isUuid } from '../src/http/schemas.ts';
-import { hashToken, isHexToken, keyedHash, newId, newToken, safeEqual, sha256, tokenMatches } from '../src/tokens.ts';
+import { isHexToken } from '../src/http/schemas.ts';
+import { hashToken, keyedHash, newId, newToken, safeEqual, sha256, tokenMatches } from '../src/tokens.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,56 +1,18 @@
+import type {
+  BridgeList,
+  BridgeSummary,
+  BridgeThread,
+  ConversationList,
+  InboxOverview,
+  InvitationReceipt,
+  ModeratorTopicPage,
+  NotificationSettings,
+  OperatorConversation,
+  ReviewLabels,
+  TestAlertResult,
+  TopicList,
+} from './api-types.ts';
 import { api, byId, el, errorText, formatTime, randomHex, type ApiResult } from './dom.ts';
-
-interface Item {
-  id: string;
-  name: string;
-  invitation_id: string | null;
-  status: string;
-  review_label: string;
-  updated_at: string;
-  message_count: number;
-  unread_count: number;
-}
-interface Message {
-  id: string;
-  role: string;
-  body: string;
-  created_at: string;
-  seen_at: string | null;
-}
-interface Detail {
-  conversation: Item & { operator_note: string };
-  messages: Message[];
-}
-interface Topic {
-  topic_id: string;
-  title: string;
-  category: string;
-  status: string;
-  visibility: string;
-  message_count: number;
-}
-interface ForumPost {
-  message_id: string;
-  sender_display_name: string;
-  sender_role: string;
-  message: string;
-  created_at: string;
-  hidden: boolean;
-}
-interface Bridge {
-  topic_id: string;
-  agent_id: string;
-  topic_title: string;
-  agent_display_name: string;
-  unread_count: number;
-  message_count: number;
-}
-interface BridgeMessage {
-  message_id: string;
-  role: string;
-  message: string;
-  created_at: string;
-}
 
 /** The administrator token lives in this variable only: never in storage, a cookie or a URL. */
 let token = '';
@@ -70,7 +32,7 @@ async function signIn(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   const input = byId<HTMLInputElement>('admin-token');
   token = input.value.trim();
-  const result = await call<{ totals: Record<string, number> }>('GET', '/api/admin/overview');
+  const result = await call<InboxOverview>('GET', '/api/admin/overview');
   if (result.status !== 200) {
     token = '';
     status('login-status', errorText(result), true);
@@ -84,7 +46,7 @@ async function signIn(event: SubmitEvent): Promise<void> {
 }
 
 async function loadLabels(): Promise<void> {
-  const result = await call<{ labels: string[] }>('GET', '/api/admin/review-labels');
+  const result = await call<ReviewLabels>('GET', '/api/admin/review-labels');
   const labels = result.body?.labels ?? [];
   byId('f-label').append(...labels.map((label) => el('option', { text: label })));
   byId('review-label').replaceChildren(...labels.map((label) => el('option', { text: label })));
@@ -92,8 +54,8 @@ async function loadLabels(): Promise<void> {
 
 async function loadOverview(): Promise<void> {
   const [overview, alerts] = await Promise.all([
-    call<{ totals: Record<string, number> }>('GET', '/api/admin/overview'),
-    call<{ configured: boolean }>('GET', '/api/admin/notifications'),
+    call<InboxOverview>('GET', '/api/admin/overview'),
+    call<NotificationSettings>('GET', '/api/admin/notifications'),
   ]);
   const totals = overview.body?.totals ?? {};
   byId('totals').replaceChildren(
@@ -111,7 +73,7 @@ async function loadConversations(reset: boolean): Promise<void> {
   if (labelFilter) query.set('label', labelFilter);
   if (byId<HTMLInputElement>('f-unread').checked) query.set('unread', 'true');
   if (cursor) query.set('cursor', cursor);
-  const result = await call<{ conversations: Item[]; next_cursor: string | null }>('GET', `/api/admin/conversations?${query}`);
+  const result = await call<ConversationList>('GET', `/api/admin/conversations?${query}`);
   const items = result.body?.conversations ?? [];
   const rows = items.map((item) => {
     const button = el('button', { className: 'link', text: item.name, attrs: { type: 'button', 'data-id': item.id } });
@@ -135,7 +97,7 @@ async function loadConversations(reset: boolean): Promise<void> {
 
 async function openThread(id: string): Promise<void> {
   current = id;
-  const result = await call<Detail>('GET', `/api/admin/conversations/${id}`);
+  const result = await call<OperatorConversation>('GET', `/api/admin/conversations/${id}`);
   if (result.status !== 200 || !result.body) {
     status('thread-status', errorText(result), true);
     return;
@@ -199,12 +161,12 @@ async function review(event: SubmitEvent): Promise<void> {
 }
 
 async function testAlert(): Promise<void> {
-  const result = await call<{ sent: boolean }>('POST', '/api/admin/notifications/test');
+  const result = await call<TestAlertResult>('POST', '/api/admin/notifications/test');
   byId('alert-result').textContent = result.body?.sent ? 'Test alert sent.' : errorText(result);
 }
 
 async function loadTopics(): Promise<void> {
-  const result = await call<{ topics: Topic[] }>('GET', '/api/admin/forum/topics');
+  const result = await call<TopicList>('GET', '/api/admin/forum/topics');
   if (result.status !== 200) return status('forum-status', 'Forum moderation is not available.', true);
   byId('topics').replaceChildren(
     ...(result.body?.topics ?? []).map((topic) => {
@@ -217,7 +179,7 @@ async function loadTopics(): Promise<void> {
 
 async function openTopic(id: string): Promise<void> {
   currentTopic = id;
-  const result = await call<{ topic: Topic; messages: ForumPost[] }>('GET', `/api/admin/forum/topics/${id}`);
+  const result = await call<ModeratorTopicPage>('GET', `/api/admin/forum/topics/${id}`);
   if (result.status !== 200 || !result.body) return status('forum-status', errorText(result), true);
   byId('topic').hidden = false;
   byId('topic-title').textContent = `${result.body.topic.title} (${result.body.topic.status})`;
@@ -266,7 +228,7 @@ async function announce(event: SubmitEvent): Promise<void> {
 }
 
 async function loadBridges(): Promise<void> {
-  const result = await call<{ bridges: Bridge[] }>('GET', '/api/admin/forum/bridges');
+  const result = await call<BridgeList>('GET', '/api/admin/forum/bridges');
   byId('bridges').replaceChildren(
     ...(result.body?.bridges ?? []).map((bridge) => {
       const button = el('button', { className: 'link', text: `${bridge.agent_display_name} in ${bridge.topic_title}`, attrs: { type: 'button' } });
@@ -278,9 +240,9 @@ async function loadBridges(): Promise<void> {
   );
 }
 
-async function openBridge(bridge: Bridge, thread: HTMLOListElement): Promise<void> {
+async function openBridge(bridge: BridgeSummary, thread: HTMLOListElement): Promise<void> {
   const path = `/api/admin/forum/bridges/${bridge.topic_id}/${bridge.agent_id}`;
-  const result = await call<{ messages: BridgeMessage[] }>('GET', path);
+  const result = await call<BridgeThread>('GET', path);
   const field = el('textarea', { attrs: { rows: '2', maxlength: '4000', 'aria-label': 'Reply to agent' } });
   const send = el('button', { text: 'Reply', attrs: { type: 'button' } });
   send.addEventListener('click', () => {
@@ -295,7 +257,7 @@ async function openBridge(bridge: Bridge, thread: HTMLOListElement): Promise<voi
 }
 
 async function invite(): Promise<void> {
-  const result = await call<{ invitation_code: string }>('POST', '/api/admin/peers/invitations');
+  const result = await call<InvitationReceipt>('POST', '/api/admin/peers/invitations');
   byId<HTMLInputElement>('invite-code').value = result.body?.invitation_code ?? errorText(result);
 }
 

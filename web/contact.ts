@@ -1,23 +1,6 @@
+import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
 import { api, byId, el, errorText, formatTime, randomHex } from './dom.ts';
 
-interface Receipt {
-  conversation_id: string;
-  access_token: string;
-  status: string;
-  duplicate: boolean;
-}
-interface Message {
-  id: string;
-  role: 'visitor' | 'admin';
-  body: string;
-  created_at: string;
-  seen_at: string | null;
-}
-interface Conversation {
-  conversation_id: string;
-  status: string;
-  messages: Message[];
-}
 interface Session {
   id: string;
   token: string;
@@ -69,7 +52,7 @@ function setStatus(id: string, text: string, isError = false): void {
   node.classList.toggle('error', isError);
 }
 
-function render(conversation: Conversation): void {
+function render(conversation: VisitorConversation): void {
   const list = byId<HTMLOListElement>('messages');
   list.replaceChildren(
     ...conversation.messages.map((message) => {
@@ -91,7 +74,7 @@ function render(conversation: Conversation): void {
 async function refresh(): Promise<void> {
   if (!session) return;
   try {
-    const result = await api<Conversation>('GET', `/api/conversations/${session.id}`, { token: session.token, etag });
+    const result = await api<VisitorConversation>('GET', `/api/conversations/${session.id}`, { token: session.token, etag });
     if (result.status === 304) return;
     if (result.status === 200 && result.body) {
       etag = result.etag ?? undefined;
@@ -146,7 +129,7 @@ async function createConversation(event: SubmitEvent): Promise<void> {
   button.disabled = true;
   setStatus('compose-status', 'Sending…');
   try {
-    const result = await api<Receipt>('POST', '/api/conversations', { body });
+    const result = await api<CreationReceipt>('POST', '/api/conversations', { body });
     if ((result.status === 201 || result.status === 200) && result.body) {
       sessionStorage.removeItem(PENDING);
       setStatus('compose-status', '');
@@ -175,7 +158,7 @@ async function sendReply(event: SubmitEvent): Promise<void> {
   button.disabled = true;
   setStatus('reply-status', 'Sending…');
   try {
-    const result = await api<{ ok: boolean }>('POST', `/api/conversations/${session.id}/messages`, {
+    const result = await api<ReplyReceipt>('POST', `/api/conversations/${session.id}/messages`, {
       token: session.token,
       body: { message, client_message_id: pending.id },
     });

@@ -1,31 +1,5 @@
+import type { CategoryList, ForumMessage, TopicList, TopicPage } from './api-types.ts';
 import { api, byId, el, errorText, formatTime } from './dom.ts';
-
-interface Category {
-  slug: string;
-  title: string;
-  topic_count: number;
-}
-interface Topic {
-  topic_id: string;
-  title: string;
-  summary: string;
-  category: string;
-  status: string;
-  message_count: number;
-  updated_at: string;
-}
-interface Post {
-  message_id: string;
-  sender_display_name: string;
-  sender_role: 'agent' | 'moderator';
-  message: string;
-  created_at: string;
-}
-interface TopicPage {
-  topic: Topic;
-  messages: Post[];
-  next_before: string | null;
-}
 
 let category = '';
 let cursor: string | null = null;
@@ -39,7 +13,7 @@ function fail(text: string): void {
 }
 
 async function loadCategories(): Promise<void> {
-  const result = await api<{ categories: Category[] }>('GET', '/api/forum/categories');
+  const result = await api<CategoryList>('GET', '/api/forum/categories');
   if (result.status !== 200) return fail(errorText(result));
   const chips = [{ slug: '', title: 'All', topic_count: -1 }, ...(result.body?.categories ?? [])].map((item) => {
     const label = item.topic_count >= 0 ? `${item.title} (${item.topic_count})` : item.title;
@@ -60,7 +34,7 @@ async function loadTopics(reset: boolean): Promise<void> {
   const query = new URLSearchParams({ limit: '30' });
   if (category) query.set('category', category);
   if (cursor) query.set('cursor', cursor);
-  const result = await api<{ topics: Topic[]; next_cursor: string | null }>('GET', `/api/forum/topics?${query}`);
+  const result = await api<TopicList>('GET', `/api/forum/topics?${query}`);
   if (result.status !== 200) return fail(errorText(result));
   const rows = (result.body?.topics ?? []).map((topic) => {
     const button = el('button', { className: 'link', text: topic.title, attrs: { type: 'button' } });
@@ -81,7 +55,7 @@ async function loadTopics(reset: boolean): Promise<void> {
   byId('more-topics').hidden = cursor === null;
 }
 
-function postItem(post: Post): HTMLLIElement {
+function postItem(post: ForumMessage): HTMLLIElement {
   const author =
     post.sender_role === 'moderator'
       ? el('span', { className: 'badge moderator', text: 'Moderator' })

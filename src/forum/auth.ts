@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import { hashToken, isHexToken } from '../tokens.ts';
+import { isHexToken } from '../http/schemas.ts';
+import { hashToken } from '../tokens.ts';
 import { findAgentByTokenHash, type AgentRow } from './peers/queries.ts';
 import { findMembershipByTokenHash, type MembershipRow } from './topics/member-queries.ts';
 

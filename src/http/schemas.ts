@@ -1,5 +1,4 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { HEX_TOKEN_PATTERN } from '../tokens.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 
 /** An id the service made: a lowercase UUID. */
@@ -78,6 +77,14 @@ export function messageInput(message: Static<typeof MessageBody>): { body: strin
 }
 
 /** A client-chosen token (CONTRACT §2); hashed in its lowercase form. */
+/** A server-made credential's shape (conversation, peer-agent and thread tokens), in either case. */
+export const HEX_TOKEN_PATTERN = '^[0-9a-fA-F]{64}$';
+const HEX_TOKEN = new RegExp(HEX_TOKEN_PATTERN);
+
+export function isHexToken(value: string): boolean {
+  return HEX_TOKEN.test(value);
+}
+
 export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters, either case' });
 
 export const ErrorBody = Type.Object(

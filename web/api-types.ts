@@ -1,0 +1,34 @@
+/**
+ * The API's response shapes as the pages read them, derived from the server's response schemas so
+ * that a page cannot drift from what the server sends. Type-only imports: esbuild erases them, so no
+ * server code reaches a page bundle.
+ */
+import type { Static } from '@sinclair/typebox';
+import type * as Bridges from '../src/forum/bridges/schemas.ts';
+import type * as Peers from '../src/forum/peers/schemas.ts';
+import type * as Posts from '../src/forum/posts/schemas.ts';
+import type * as Topics from '../src/forum/topics/schemas.ts';
+import type * as Replies from '../src/inbox/schemas.ts';
+import type * as Operator from '../src/inbox/operator/schemas.ts';
+import type * as Visitor from '../src/inbox/visitor/schemas.ts';
+
+export type CreationReceipt = Static<typeof Visitor.CreationReceipt>;
+export type VisitorConversation = Static<typeof Visitor.VisitorConversation>;
+export type ReplyReceipt = Static<typeof Replies.ReplyReceipt>;
+
+export type InboxOverview = Static<typeof Operator.InboxOverview>;
+export type ReviewLabels = Static<typeof Operator.ReviewLabels>;
+export type NotificationSettings = Static<typeof Operator.NotificationSettings>;
+export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typeof Operator.TestAlertFailure>;
+export type ConversationList = Static<typeof Operator.ConversationList>;
+export type OperatorConversation = Static<typeof Operator.OperatorConversation>;
+
+export type CategoryList = Static<typeof Topics.CategoryList>;
+export type TopicList = Static<typeof Topics.TopicList>;
+export type TopicPage = Static<typeof Topics.TopicPage>;
+export type ModeratorTopicPage = Static<typeof Topics.ModeratorTopicPage>;
+export type ForumMessage = Static<typeof Posts.ForumMessage>;
+export type BridgeList = Static<typeof Bridges.BridgeList>;
+export type BridgeSummary = Static<typeof Bridges.BridgeSummary>;
+export type BridgeThread = Static<typeof Bridges.BridgeThread>;
+export type InvitationReceipt = Static<typeof Peers.InvitationReceipt>;
