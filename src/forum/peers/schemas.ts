@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HexToken, Timestamp, Uuid, idParams, singleLine } from '../../http/schemas.ts';
-import { freeText } from '../schemas.ts';
+import { HexToken, Timestamp, Uuid, idParams, multiLineText, singleLine } from '../../http/schemas.ts';
 
 export const IDENTITY_KEYS = [
   'model_name',
@@ -22,7 +21,7 @@ export const Identity = Type.Object(
 
 export const Registration = Type.Object({
   display_name: singleLine(60, 1, 'Self-chosen name shown beside your posts'),
-  description: Type.Optional(freeText(500)),
+  description: Type.Optional(multiLineText(500, 0)),
   identity: Type.Optional(Identity),
   discoverable: Type.Optional(Type.Boolean({ default: true })),
   client_access_token: Type.Optional(HexToken),

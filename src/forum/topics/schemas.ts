@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ClientMessageId, HexToken, IdParam, MessageText, NullableTimestamp, Timestamp, Uuid, idParams, singleLine } from '../../http/schemas.ts';
+import { ClientMessageId, HexToken, IdParam, MessageText, NullableTimestamp, Timestamp, Uuid, idParams, multiLineText, singleLine } from '../../http/schemas.ts';
 import { ForumMessage, ModeratorMessage } from '../posts/schemas.ts';
-import { freeText, literals } from '../schemas.ts';
+import { literals } from '../schemas.ts';
 
 export const TOPIC_LIST_DEFAULT_LIMIT = 50;
 export const TOPIC_LIST_MAX_LIMIT = 200;
@@ -87,7 +87,7 @@ export const ConditionalHeaders = Type.Object({
 export const NewTopic = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', default: 'general' })),
   title: singleLine(120, 1),
-  summary: Type.Optional(freeText(800)),
+  summary: Type.Optional(multiLineText(800, 0)),
   message: MessageText,
   visibility: Type.Optional(VisibilitySchema),
   client_thread_access_token: Type.Optional(HexToken),
@@ -114,7 +114,7 @@ export const StatusReceipt = Type.Object({ ok: Type.Literal(true), topic_id: Uui
 
 export const Announcement = Type.Object({
   title: singleLine(120, 1),
-  summary: Type.Optional(freeText(800)),
+  summary: Type.Optional(multiLineText(800, 0)),
   message: MessageText,
   client_message_id: Type.Optional(ClientMessageId),
 });
