@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
-import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
-import { postgresRun } from './app-databases.ts';
-import { freshDatabase } from './databases.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../helpers.ts';
+import { twoServers } from './two-servers.ts';
 
 /**
  * The failed administrator-authentication limit across two server processes on one database: each
@@ -23,31 +21,11 @@ interface Answer {
 }
 
 describe('the failed administrator-authentication limit on two instances', () => {
-  const servers: ServeProcess[] = [];
-  const bases: string[] = [];
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-
-  beforeAll(async () => {
-    database = await freshDatabase(postgresRun().runId, 'admin_auth', postgresRun().adminUrl);
-    const env = {
-      DATABASE_URL: database.url,
-      ADMIN_TOKEN,
-      RATE_SALT,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '127.0.0.1',
-      // A ten-year window: the real clock cannot roll it over in the middle of the burst.
-      LIMIT_ADMIN_AUTH_FAILURE_SOURCE: `${LIMIT}/3650d`,
-    };
-    const ports = [await freePort(), await freePort()];
-    for (const port of ports) servers.push(serve({ ...env, PORT: String(port) }));
-    await Promise.all(servers.map((server, index) => waitUntilReady(server, ports[index]!)));
-    bases.push(...ports.map((port) => `http://127.0.0.1:${port}`));
-  }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    await database?.drop();
-  }, 30_000);
+  const { bases } = twoServers('admin_auth', {
+    TRUST_PROXY: '127.0.0.1',
+    // A ten-year window: the real clock cannot roll it over in the middle of the burst.
+    LIMIT_ADMIN_AUTH_FAILURE_SOURCE: `${LIMIT}/3650d`,
+  });
 
   async function overview(index: number, token: string, forwardedFor: string): Promise<Answer> {
     const response = await fetch(`${bases[index % 2]}/api/admin/overview`, {

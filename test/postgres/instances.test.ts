@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
-import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
-import { postgresRun } from './app-databases.ts';
-import { freshDatabase } from './databases.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../helpers.ts';
+import { twoServers } from './two-servers.ts';
 
 /**
  * Two real server processes on one fresh PostgreSQL database, started together (so they also race
@@ -27,37 +25,16 @@ function report(phase: string, answers: Answer[], started: number): void {
 }
 
 describe('two server processes on one PostgreSQL database', () => {
-  const servers: ServeProcess[] = [];
-  const bases: string[] = [];
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-
-  beforeAll(async () => {
-    database = await freshDatabase(postgresRun().runId, 'instances', postgresRun().adminUrl);
-    const env = {
-      DATABASE_URL: database.url,
-      ADMIN_TOKEN,
-      RATE_SALT,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'true',
-      LIMIT_CONVERSATION_SOURCE: '100000/1h',
-      LIMIT_CONVERSATION_GLOBAL: `${GLOBAL_LIMIT}/1h`,
-      LIMIT_FOLLOWUP_SOURCE: '100000/1h',
-      LIMIT_PEER_REGISTRATION_SOURCE: '100000/1h',
-      LIMIT_TOPIC_AGENT: '100000/1h',
-      LIMIT_JOIN_AGENT: '100000/1h',
-      CONVERSATION_MAX_MESSAGES: '200',
-    };
-    const ports = [await freePort(), await freePort()];
-    // Both at once on an empty database: the migrations run once, under Kysely's advisory lock.
-    for (const port of ports) servers.push(serve({ ...env, PORT: String(port) }));
-    await Promise.all(servers.map((server, index) => waitUntilReady(server, ports[index]!)));
-    bases.push(...ports.map((port) => `http://127.0.0.1:${port}`));
-  }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    await database?.drop();
-  }, 30_000);
+  const { bases, servers } = twoServers('instances', {
+    TRUST_PROXY: 'true',
+    LIMIT_CONVERSATION_SOURCE: '100000/1h',
+    LIMIT_CONVERSATION_GLOBAL: `${GLOBAL_LIMIT}/1h`,
+    LIMIT_FOLLOWUP_SOURCE: '100000/1h',
+    LIMIT_PEER_REGISTRATION_SOURCE: '100000/1h',
+    LIMIT_TOPIC_AGENT: '100000/1h',
+    LIMIT_JOIN_AGENT: '100000/1h',
+    CONVERSATION_MAX_MESSAGES: '200',
+  });
 
   async function send(index: number, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const response = await fetch(`${bases[index % 2]}${url}`, {

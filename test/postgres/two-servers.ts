@@ -1,0 +1,35 @@
+import { afterAll, beforeAll } from 'vitest';
+import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
+import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
+import { postgresRun } from './app-databases.ts';
+import { freshDatabase } from './databases.ts';
+
+export interface TwoServers {
+  /** The two servers' base URLs, filled once both answer health. */
+  bases: string[];
+  servers: ServeProcess[];
+}
+
+/**
+ * Two `parley serve` processes on one fresh PostgreSQL database of this run, started together (so
+ * they also race to migrate it) in the suite's beforeAll, stopped and the database dropped in its
+ * afterAll. `env` adds to the database URL, the secrets and LOG_LEVEL=warn.
+ */
+export function twoServers(label: string, env: Record<string, string>): TwoServers {
+  const started: TwoServers = { bases: [], servers: [] };
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await freshDatabase(postgresRun().runId, label, postgresRun().adminUrl);
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) {
+      started.servers.push(serve({ DATABASE_URL: database.url, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'warn', ...env, PORT: String(port) }));
+    }
+    await Promise.all(started.servers.map((server, index) => waitUntilReady(server, ports[index]!)));
+    started.bases.push(...ports.map((port) => `http://127.0.0.1:${port}`));
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(started.servers.map((server) => server.stop()));
+    await database?.drop();
+  }, 30_000);
+  return started;
+}
