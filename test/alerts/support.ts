@@ -4,7 +4,8 @@ import { createAlerts, TelegramAlerts, type AlertLogger } from '../../src/alerts
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import type { Store } from '../../src/store/database.ts';
-import { adminHeaders, bearer, type TestApp } from '../helpers.ts';
+import { adminHeaders, bearer, startApp, type TestApp } from '../helpers.ts';
+import type { FakeTelegram } from './fake-telegram.ts';
 
 export const BOT_TOKEN = '7654321098:AAFakeBotTokenForParleyTests_xyzXYZ0123';
 export const CHAT_ID = '-1001234567890';
@@ -40,6 +41,32 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
     return made.alerts;
   };
   return { factory, made };
+}
+
+/** A service whose alerts go to `telegram`, with the channel and its logger kept for the test. */
+export interface TelegramApp {
+  t: TestApp;
+  logger: CapturingLogger;
+  alerts: TelegramAlerts;
+}
+
+export async function startTelegramApp(telegram: FakeTelegram, env: Record<string, string> = {}, timeoutMs?: number): Promise<TelegramApp> {
+  const base = await telegram.start();
+  const logger = new CapturingLogger();
+  const { factory, made } = telegramFactory(logger, timeoutMs);
+  const t = await startApp({ env: { ...telegramEnv(base), ...env }, alerts: factory });
+  return { t, logger, alerts: made.alerts! };
+}
+
+/** Stops it all, after checking that neither the bot token nor the chat id reached a log line of the app or of the alerts. */
+export async function closeTelegramApp({ t, logger, alerts }: TelegramApp, telegram: FakeTelegram): Promise<void> {
+  await alerts.close();
+  const everything = [...t.logs, ...logger.lines].join('\n');
+  expect(everything).not.toContain(BOT_TOKEN);
+  expect(everything).not.toContain(BOT_TOKEN.split(':')[1]);
+  expect(everything).not.toContain(CHAT_ID);
+  await t.close();
+  await telegram.close();
 }
 
 export interface Contact {

@@ -4,9 +4,9 @@ import { createAlerts, DEFAULT_TIMEOUT_MS, TelegramAlerts } from '../../src/aler
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { readConfig } from '../../src/config.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
-import { adminHeaders, bearer, createConversation, hexToken, startApp, type TestApp } from '../helpers.ts';
+import { adminHeaders, bearer, createConversation, hexToken, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from './fake-telegram.ts';
-import { BOT_TOKEN, CapturingLogger, CHAT_ID, contact, telegramEnv, telegramFactory } from './support.ts';
+import { BOT_TOKEN, CapturingLogger, CHAT_ID, closeTelegramApp, contact, startTelegramApp } from './support.ts';
 
 const ROOMY = { LIMIT_CONVERSATION_SOURCE: '1000/1h', LIMIT_CONVERSATION_GLOBAL: '1000/1h', LIMIT_FOLLOWUP_SOURCE: '1000/1h' };
 
@@ -17,24 +17,13 @@ describe('alerts in the inbox flow', () => {
   let alerts: TelegramAlerts;
 
   async function start(env: Record<string, string> = {}, timeoutMs?: number) {
-    const base = await telegram.start();
-    logger = new CapturingLogger();
-    const { factory, made } = telegramFactory(logger, timeoutMs);
-    t = await startApp({ env: { ...ROOMY, ...telegramEnv(base), ...env }, alerts: factory });
-    alerts = made.alerts!;
+    ({ t, logger, alerts } = await startTelegramApp(telegram, { ...ROOMY, ...env }, timeoutMs));
   }
 
   beforeEach(() => {
     telegram = new FakeTelegram();
   });
-  afterEach(async () => {
-    await alerts.close();
-    const everything = [...t.logs, ...logger.lines].join('\n');
-    expect(everything).not.toContain(BOT_TOKEN);
-    expect(everything).not.toContain(CHAT_ID);
-    await t.close();
-    await telegram.close();
-  });
+  afterEach(() => closeTelegramApp({ t, logger, alerts }, telegram));
 
   /** Everything Telegram received, minus the bot path: what an alert discloses. */
   function disclosed(): string {

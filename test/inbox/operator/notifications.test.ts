@@ -3,7 +3,7 @@ import type { TelegramAlerts } from '../../../src/alerts/telegram.ts';
 import { ALERT_TEXTS } from '../../../src/alerts/texts.ts';
 import { adminHeaders, json, startApp, type TestApp } from '../../helpers.ts';
 import { FakeTelegram } from '../../alerts/fake-telegram.ts';
-import { BOT_TOKEN, CapturingLogger, CHAT_ID, contact, followUp, telegramEnv, telegramFactory } from '../../alerts/support.ts';
+import { BOT_TOKEN, CapturingLogger, CHAT_ID, closeTelegramApp, contact, followUp, startTelegramApp } from '../../alerts/support.ts';
 import { admin } from '../support.ts';
 
 const sendTest = (t: TestApp) => admin(t, 'POST', '/api/admin/notifications/test');
@@ -32,26 +32,13 @@ describe('notifications with a Telegram bot', () => {
   let alerts: TelegramAlerts;
 
   async function start(env: Record<string, string> = {}, timeoutMs?: number) {
-    const base = await telegram.start();
-    logger = new CapturingLogger();
-    const { factory, made } = telegramFactory(logger, timeoutMs);
-    t = await startApp({ env: { ...telegramEnv(base), ...env }, alerts: factory });
-    alerts = made.alerts!;
+    ({ t, logger, alerts } = await startTelegramApp(telegram, env, timeoutMs));
   }
 
   beforeEach(() => {
     telegram = new FakeTelegram();
   });
-  afterEach(async () => {
-    await alerts.close();
-    // Neither the bot token nor the chat id reaches a log line, of the app or of the alerts.
-    const everything = [...t.logs, ...logger.lines].join('\n');
-    expect(everything).not.toContain(BOT_TOKEN);
-    expect(everything).not.toContain(BOT_TOKEN.split(':')[1]);
-    expect(everything).not.toContain(CHAT_ID);
-    await t.close();
-    await telegram.close();
-  });
+  afterEach(() => closeTelegramApp({ t, logger, alerts }, telegram));
 
   it('reports configured true without disclosing the token or the chat id', async () => {
     await start();
