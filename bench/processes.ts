@@ -61,6 +61,8 @@ export function freePort(): Promise<number> {
 export interface Server {
   name: string;
   url: string;
+  /** The server's process, whose CPU time the benchmark reads. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,8 @@ export async function startServer(options: {
   port: number;
   readyPath: string;
   cwd: string;
+  /** A large store takes longer to open (its pages are checked); default 30 s. */
+  readyTimeoutMs?: number;
 }): Promise<Server> {
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
@@ -92,7 +96,7 @@ export async function startServer(options: {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://${HOST}:${options.port}`;
 
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? READY_TIMEOUT_MS);
   let ready = false;
   while (!ready && Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {
@@ -119,5 +123,5 @@ export async function startServer(options: {
     await stop();
     throw new Error(`${options.name} did not become ready on ${url}${options.readyPath}:\n${output.join('\n')}`);
   }
-  return { name: options.name, url, stop };
+  return { name: options.name, url, pid: child.pid!, stop };
 }

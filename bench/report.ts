@@ -1,65 +1,171 @@
 import type { Measurement } from './load.ts';
 
 export type Row = { measurement: Measurement; ratio: number } | { key: string; label: string; reason: string };
+export type StoreKind = 'sqlite' | 'postgres';
 
-/** The speed budgets of DEVELOPERS.md, as ratios to the bare Fastify route. */
-export const TARGETS = [
-  { name: 'visitor read', key: 'visitor_read', threshold: 0.5 },
-  { name: 'follow-up write', key: 'followup_write', threshold: 0.25 },
-  { name: 'operator list (first page)', key: 'operator_list', threshold: 0.4 },
-  { name: 'operator list (later page)', key: 'operator_list_later', threshold: 0.4 },
-] as const;
-
-export interface Verdict {
+interface RatioTarget {
   name: string;
   key: string;
   threshold: number;
-  ratio: number | null;
+  /** The store the target is set for; unset: either. */
+  store?: StoreKind;
+}
+
+/** The ratios to the bare Fastify route that issue #12 sets, per endpoint key. */
+export const RATIO_TARGETS: readonly RatioTarget[] = [
+  { name: 'follow-up (visitor reply), SQLite', key: 'followup_write', threshold: 0.25, store: 'sqlite' },
+  { name: 'follow-up on PostgreSQL, one instance', key: 'followup_write', threshold: 0.1, store: 'postgres' },
+  { name: 'conversation creation, SQLite', key: 'conversation_create', threshold: 0.2, store: 'sqlite' },
+  { name: 'operator list, first page of 100', key: 'operator_list', threshold: 0.3 },
+  { name: 'operator list, later page', key: 'operator_list_later', threshold: 0.3 },
+  { name: 'visitor read (10 messages)', key: 'visitor_read', threshold: 0.5 },
+];
+/** At half the peak rate, the 99th percentile latency of every target row stays under this. */
+export const HALF_RATE_P99_MS = 10;
+/** At the larger store, each compared row keeps at least this share of its rate at the smaller one. */
+export const SCALE_MIN_SHARE = 0.9;
+
+export interface Verdict {
+  kind: 'ratio' | 'p99_at_half_rate' | 'scale';
+  name: string;
+  key: string;
+  threshold: number;
+  /** The figure compared with the threshold; null when it could not be measured. */
+  value: number | null;
   met: boolean | null;
   line: string;
 }
 
-export function targetVerdicts(rows: Row[]): Verdict[] {
-  return TARGETS.map(({ name, key, threshold }) => {
-    const row = rows.find((candidate) => ('measurement' in candidate ? candidate.measurement.key : candidate.key) === key);
+const keyOf = (row: Row) => ('measurement' in row ? row.measurement.key : row.key);
+
+function failuresOf(measurement: Measurement): number {
+  const half = measurement.halfRate;
+  return measurement.unexpected + measurement.errors + (half ? half.unexpected + half.errors + half.notSent : 0);
+}
+
+/** For each target of this store: its ratio verdict, then its latency at half the peak rate. */
+export function targetVerdicts(rows: Row[], store: StoreKind): Verdict[] {
+  return RATIO_TARGETS.filter((target) => !target.store || target.store === store).flatMap(({ name, key, threshold }) => {
+    const row = rows.find((candidate) => keyOf(candidate) === key);
+    const latencyName = `${name}, p99 at half the peak rate`;
     if (!row || !('measurement' in row)) {
       const reason = row && 'reason' in row ? row.reason : 'not measured';
-      return { name, key, threshold, ratio: null, met: null, line: `Target ${name} >= ${threshold}: not checked (${reason}).` };
+      return [
+        { kind: 'ratio', name, key, threshold, value: null, met: null, line: `Target ${name} >= ${threshold}: not checked (${reason}).` },
+        { kind: 'p99_at_half_rate', name: latencyName, key, threshold: HALF_RATE_P99_MS, value: null, met: null, line: `Target ${latencyName} < ${HALF_RATE_P99_MS} ms: not checked (${reason}).` },
+      ];
     }
+    const { measurement } = row;
     const ratio = Number(row.ratio.toFixed(3));
-    const met = row.ratio >= threshold && row.measurement.unexpected === 0 && row.measurement.errors === 0;
-    const failures = row.measurement.unexpected + row.measurement.errors;
-    const detail = failures > 0 ? `, but ${failures} requests failed` : '';
-    return { name, key, threshold, ratio, met, line: `Target ${name} >= ${threshold}: ${met ? 'MET' : 'NOT MET'} (${ratio.toFixed(2)}${detail}).` };
+    const peakFailures = measurement.unexpected + measurement.errors;
+    const ratioMet = row.ratio >= threshold && peakFailures === 0;
+    const ratioDetail = peakFailures > 0 ? `, but ${peakFailures} requests failed` : '';
+    const verdicts: Verdict[] = [
+      { kind: 'ratio', name, key, threshold, value: ratio, met: ratioMet, line: `Target ${name} >= ${threshold}: ${ratioMet ? 'MET' : 'NOT MET'} (${ratio.toFixed(2)}${ratioDetail}).` },
+    ];
+    const half = measurement.halfRate;
+    if (!half) {
+      verdicts.push({ kind: 'p99_at_half_rate', name: latencyName, key, threshold: HALF_RATE_P99_MS, value: null, met: null, line: `Target ${latencyName} < ${HALF_RATE_P99_MS} ms: not checked (no half-rate run).` });
+    } else {
+      const halfFailures = half.unexpected + half.errors + half.notSent;
+      const met = half.p99Ms < HALF_RATE_P99_MS && halfFailures === 0;
+      const detail = halfFailures > 0 ? `, but ${halfFailures} requests failed` : '';
+      const p99 = Number(half.p99Ms.toFixed(2));
+      verdicts.push({
+        kind: 'p99_at_half_rate',
+        name: latencyName,
+        key,
+        threshold: HALF_RATE_P99_MS,
+        value: p99,
+        met,
+        line: `Target ${latencyName} < ${HALF_RATE_P99_MS} ms: ${met ? 'MET' : 'NOT MET'} (${p99.toFixed(1)} ms at ${half.rate} req/s${detail}).`,
+      });
+    }
+    return verdicts;
   });
 }
 
-const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio'];
+export interface ScaleComparison {
+  name: string;
+  /** The row at the smaller store and the same row at the larger one. */
+  baseKey: string;
+  scaleKey: string;
+}
+
+export interface ScaleFigures {
+  name: string;
+  base_key: string;
+  scale_key: string;
+  /** Rate at the larger store divided by the rate at the smaller one. */
+  rate_ratio: number | null;
+  /** CPU µs per request at the larger store divided by the same at the smaller one. */
+  cpu_ratio: number | null;
+}
+
+/** Rate and CPU of each compared row at the larger store against the smaller, with a verdict on the rate. */
+export function scaleVerdicts(rows: Row[], comparisons: ScaleComparison[], sizes: string): { verdicts: Verdict[]; figures: ScaleFigures[] } {
+  const verdicts: Verdict[] = [];
+  const figures: ScaleFigures[] = [];
+  for (const { name, baseKey, scaleKey } of comparisons) {
+    const base = rows.find((row) => keyOf(row) === baseKey);
+    const scaled = rows.find((row) => keyOf(row) === scaleKey);
+    const title = `Scale ${name}, ${sizes}, rate within ${Math.round((1 - SCALE_MIN_SHARE) * 100)}%`;
+    if (!base || !scaled || !('measurement' in base) || !('measurement' in scaled) || base.measurement.requestsPerSecond === 0) {
+      verdicts.push({ kind: 'scale', name, key: scaleKey, threshold: SCALE_MIN_SHARE, value: null, met: null, line: `${title}: not checked (not measured at both sizes).` });
+      figures.push({ name, base_key: baseKey, scale_key: scaleKey, rate_ratio: null, cpu_ratio: null });
+      continue;
+    }
+    const rateRatio = scaled.measurement.requestsPerSecond / base.measurement.requestsPerSecond;
+    const baseCpu = base.measurement.cpuUsPerRequest;
+    const scaledCpu = scaled.measurement.cpuUsPerRequest;
+    const cpuRatio = baseCpu && scaledCpu !== null ? scaledCpu / baseCpu : null;
+    const failures = failuresOf(base.measurement) + failuresOf(scaled.measurement);
+    const met = rateRatio >= SCALE_MIN_SHARE && failures === 0;
+    const cpuDetail = cpuRatio === null ? '' : `, CPU us/req x${cpuRatio.toFixed(2)}`;
+    const failureDetail = failures > 0 ? `, but ${failures} requests failed` : '';
+    verdicts.push({
+      kind: 'scale',
+      name,
+      key: scaleKey,
+      threshold: SCALE_MIN_SHARE,
+      value: Number(rateRatio.toFixed(3)),
+      met,
+      line: `${title}: ${met ? 'MET' : 'NOT MET'} (rate x${rateRatio.toFixed(2)}${cpuDetail}${failureDetail}).`,
+    });
+    figures.push({ name, base_key: baseKey, scale_key: scaleKey, rate_ratio: Number(rateRatio.toFixed(3)), cpu_ratio: cpuRatio === null ? null : Number(cpuRatio.toFixed(3)) });
+  }
+  return { verdicts, figures };
+}
+
+const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'p50@half ms', 'p99@half ms'];
+const DASH = '-';
+
+function cells(row: { measurement: Measurement; ratio: number }): string[] {
+  const { measurement } = row;
+  const half = measurement.halfRate;
+  return [
+    measurement.label,
+    String(Math.round(measurement.requestsPerSecond)),
+    measurement.p50Ms.toFixed(1),
+    measurement.p99Ms.toFixed(1),
+    String(measurement.unexpected + (half?.unexpected ?? 0)),
+    String(measurement.errors + (half ? half.errors + half.notSent : 0)),
+    row.ratio.toFixed(2),
+    measurement.cpuUsPerRequest === null ? DASH : String(Math.round(measurement.cpuUsPerRequest)),
+    half ? half.p50Ms.toFixed(1) : DASH,
+    half ? half.p99Ms.toFixed(1) : DASH,
+  ];
+}
 
 /** A fixed-width table; a route that could not be measured gets one line with the reason. */
 export function formatTable(rows: Row[]): string {
-  const measured = rows.flatMap((row) =>
-    'measurement' in row
-      ? [
-          [
-            row.measurement.label,
-            String(Math.round(row.measurement.requestsPerSecond)),
-            row.measurement.p50Ms.toFixed(1),
-            row.measurement.p99Ms.toFixed(1),
-            String(row.measurement.unexpected),
-            String(row.measurement.errors),
-            row.ratio.toFixed(2),
-          ],
-        ]
-      : [],
-  );
-  const labels = rows.map((row) => ('measurement' in row ? row.measurement.label : row.label));
+  const lines = rows.map((row) => ('measurement' in row ? cells(row) : [row.label, row.reason]));
   const widths = HEADERS.map((header, column) =>
-    Math.max(header.length, ...(column === 0 ? labels : measured.map((line) => line[column]!)).map((cell) => cell.length)),
+    Math.max(header.length, ...lines.filter((line) => column === 0 || line.length === HEADERS.length).map((line) => line[column]!.length)),
   );
-  const format = (line: string[]) => line.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ');
-  const lines = rows.map((row, index) =>
-    'measurement' in row ? format(measured.shift()!) : `${labels[index]!.padEnd(widths[0]!)}  ${row.reason}`,
-  );
-  return [format(HEADERS), widths.map((width) => '-'.repeat(width)).join('  '), ...lines].join('\n');
+  const format = (line: string[]) =>
+    line.length === HEADERS.length
+      ? line.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ')
+      : `${line[0]!.padEnd(widths[0]!)}  ${line[1]}`;
+  return [format(HEADERS), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)].join('\n');
 }

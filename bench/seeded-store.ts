@@ -6,6 +6,15 @@ import { migrate, openStore, SQLITE_FILE_NAME } from '../src/store/database.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 
 const MARKER_FILE = 'seed.json';
+// About 12 s per 100,000 conversations on a quiet two-core machine; the bound leaves room for a busy one.
+const SEED_SECONDS_FIXED = 60;
+const SEED_SECONDS_PER_100K = 60;
+const PROGRESS_EVERY = 100_000;
+
+/** How long seeding `count` conversations may take before the benchmark gives up. */
+export function seedBoundSeconds(count: number): number {
+  return SEED_SECONDS_FIXED + Math.ceil((count / 100_000) * SEED_SECONDS_PER_100K);
+}
 
 export interface SeededStore {
   /** The pristine seeded store, kept between runs. */
@@ -53,16 +62,27 @@ export async function seededStore(root: string, count: number, fresh: boolean, l
   const building = path.join(cacheRoot, `building-${process.pid}`);
   log(`Seeding ${count} conversations into ${path.relative(root, cacheDir)} (cached for later runs)...`);
   const store = openStore({ dataDir: building });
+  const bound = seedBoundSeconds(count);
+  const deadline = performance.now() + bound * 1000;
   let seconds: number;
   try {
     await migrate(store);
-    const result = await seedStore(store, { count });
+    const result = await seedStore(store, {
+      count,
+      progress: (done) => {
+        if (done % PROGRESS_EVERY === 0 && done < count) log(`  ${done} / ${count}`);
+        if (performance.now() > deadline) throw new Error(`seeding ${count} conversations took more than ${bound} s; stopped`);
+      },
+    });
     seconds = result.milliseconds / 1000;
     log(`Seeded ${result.conversations} conversations and ${result.messages} messages in ${seconds.toFixed(1)} s.`);
-  } finally {
-    // Closing the last connection checkpoints the WAL into the database file.
+  } catch (error) {
     await store.close();
+    rmSync(building, { recursive: true, force: true });
+    throw error;
   }
+  // Closing the last connection checkpoints the WAL into the database file.
+  await store.close();
   writeFileSync(path.join(building, MARKER_FILE), `${JSON.stringify({ count, seedVersion: SEED_VERSION, seconds })}\n`);
   renameSync(building, cacheDir);
   return { cacheDir, reused: false, seedSeconds: seconds };

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/group-commit.ts';
 
 /** One window of a limit: at most `count` actions per `seconds`. */
 export interface LimitWindow {
@@ -64,6 +65,8 @@ export interface Config {
   trustProxy: boolean | string[];
   limits: Record<LimitName, LimitWindow[]>;
   conversationMaxMessages: number;
+  /** WRITE_QUEUE_LIMIT: on SQLite, writes waiting for the writer before more are answered 503 store_busy. */
+  writeQueueLimit: number;
   forumRegistration: RegistrationPolicy;
   forumModeratorName: string;
   publicDiscussionUrl: string | undefined;
@@ -236,6 +239,7 @@ export function readConfig(env: Env): Config {
     trustProxy: trustProxy(env),
     limits,
     conversationMaxMessages: integer(env, 'CONVERSATION_MAX_MESSAGES', 200, 1, 200),
+    writeQueueLimit: integer(env, 'WRITE_QUEUE_LIMIT', DEFAULT_WRITE_QUEUE_LIMIT, 1, 100_000),
     forumRegistration: oneOf(env, 'FORUM_REGISTRATION', REGISTRATION_POLICIES, 'open'),
     forumModeratorName: moderatorName,
     publicDiscussionUrl: httpUrl(env, 'PUBLIC_DISCUSSION_URL'),

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { storeFault, type StoreFault } from '../store/errors.ts';
+import { storeFault, WriteQueueFullError, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 
 declare module 'fastify' {
@@ -63,6 +63,7 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
       return new ApiError('invalid_json');
   }
   if (isClientAbort(request)) return new ApiError('invalid_request');
+  if (error instanceof WriteQueueFullError) return new ApiError('store_busy', { retryAfterSeconds: 1 });
   if (storeFault(error)) return new ApiError('store_unavailable', { retryAfterSeconds: 5 });
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new ApiError('invalid_request');

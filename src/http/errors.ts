@@ -40,6 +40,7 @@ export const ERRORS = {
   delivery_failed: [502, 'The messaging app did not accept the alert.'],
   not_configured: [503, 'The service is not configured yet.'],
   store_unavailable: [503, 'The data store is unreachable; try again shortly.'],
+  store_busy: [503, 'The service is taking writes as fast as it can; try again after the Retry-After delay.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

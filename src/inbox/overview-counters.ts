@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepare } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 /** Names of the aggregate counters the overview reads instead of counting rows. */
@@ -9,17 +10,20 @@ export const counterName = {
   label: (label: string) => `label:${label}`,
 };
 
+const bump = prepare<{ name: string; delta: number }, never>(['name', 'delta'], (db, p) =>
+  db
+    .insertInto('inbox_counters')
+    .values({ name: p.name, value: p.delta })
+    .onConflict((conflict) => conflict.column('name').doUpdateSet((eb) => ({ value: eb('inbox_counters.value', '+', eb.ref('excluded.value')) }))),
+);
+
 /** Adds each delta to its counter, in the caller's transaction; zero deltas are skipped. */
 export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, number>): Promise<void> {
   // In name order: transactions bumping the same counters lock their rows in one order, so two
   // opposite moves (open→closed beside closed→open) cannot deadlock on PostgreSQL.
   for (const [name, delta] of Object.entries(deltas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (delta === 0) continue;
-    await db
-      .insertInto('inbox_counters')
-      .values({ name, value: delta })
-      .onConflict((conflict) => conflict.column('name').doUpdateSet((eb) => ({ value: eb('inbox_counters.value', '+', delta) })))
-      .execute();
+    await bump.execute(db, { name, delta });
   }
 }
 
@@ -33,3 +37,4 @@ export async function bumpInvitationCount(db: Kysely<Database>, invitationId: st
     )
     .execute();
 }
+

@@ -1,6 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Earlier } from '../store/idempotent.ts';
+import { prepare } from '../store/prepared.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
 type Db = Kysely<Database>;
@@ -9,38 +10,77 @@ export type ConversationRow = Selectable<ConversationsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type Role = MessagesTable['role'];
 
+/** Every column of a conversation, for queries prepared with one parameter per column. */
+export const CONVERSATION_COLUMNS = [
+  'id',
+  'token_hash',
+  'fingerprint',
+  'name',
+  'invitation_id',
+  'status',
+  'review_label',
+  'operator_note',
+  'created_at',
+  'updated_at',
+  'last_message_at',
+  'message_count',
+  'unread_count',
+  'revision',
+] as const satisfies readonly (keyof ConversationRow)[];
+
+const conversationById = prepare<{ id: string }, ConversationRow>(['id'], (db, p) => db.selectFrom('conversations').selectAll().where('id', '=', p.id));
+
 export function findConversation(db: Db, id: string): Promise<ConversationRow | undefined> {
-  return db.selectFrom('conversations').selectAll().where('id', '=', id).executeTakeFirst();
+  return conversationById.first(db, { id });
 }
+
+/** A new message, not yet seen. */
+export const insertMessage = prepare<Omit<Insertable<MessagesTable>, 'seen_at'>, never>(
+  ['id', 'conversation_id', 'role', 'body', 'client_message_id', 'created_at'],
+  (db, p) => db.insertInto('messages').values({ ...p, seen_at: null }),
+);
+
+const messagesOf = prepare<{ conversationId: string }, MessageRow>(['conversationId'], (db, p) =>
+  db.selectFrom('messages').selectAll().where('conversation_id', '=', p.conversationId).orderBy('id'),
+);
 
 /** Every message of a conversation, oldest first (ids are time-ordered UUIDv7). */
 export function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
-  return db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('id').execute();
+  return messagesOf.rows(db, { conversationId });
 }
 
 /**
  * The conversation an earlier creation made with the same client token (CONTRACT §3.1): the same
  * request when its fingerprint matches, else another one.
  */
+const conversationByToken = prepare<{ tokenHash: string }, ConversationRow>(['tokenHash'], (db, p) =>
+  db.selectFrom('conversations').selectAll().where('token_hash', '=', p.tokenHash),
+);
+
 export async function findEarlierConversation(
   db: Db,
   tokenHash: string,
   fingerprint: string,
-): Promise<Earlier<{ conversation: ConversationRow }> | undefined> {
-  const existing = await db.selectFrom('conversations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+): Promise<Earlier<{ kind: 'written'; conversation: ConversationRow }> | undefined> {
+  const existing = await conversationByToken.first(db, { tokenHash });
   if (!existing) return undefined;
-  return existing.fingerprint === fingerprint ? { kind: 'same', result: { conversation: existing } } : { kind: 'other' };
+  return existing.fingerprint === fingerprint ? { kind: 'same', result: { kind: 'written', conversation: existing } } : { kind: 'other' };
 }
 
 /** The message an earlier write made with the same client_message_id, in the sender's own space (CONTRACT §3.3, §4.1). */
+const messageByClientId = prepare<{ conversationId: string; role: Role; clientMessageId: string }, { id: string; body: string }>(
+  ['conversationId', 'role', 'clientMessageId'],
+  (db, p) =>
+    db
+      .selectFrom('messages')
+      .select(['id', 'body'])
+      .where('conversation_id', '=', p.conversationId)
+      .where('role', '=', p.role)
+      .where('client_message_id', '=', p.clientMessageId),
+);
+
 export function findMessageByClientId(db: Db, conversationId: string, role: Role, clientMessageId: string) {
-  return db
-    .selectFrom('messages')
-    .select(['id', 'body'])
-    .where('conversation_id', '=', conversationId)
-    .where('role', '=', role)
-    .where('client_message_id', '=', clientMessageId)
-    .executeTakeFirst();
+  return messageByClientId.first(db, { conversationId, role, clientMessageId });
 }
 
 /**

@@ -2,9 +2,24 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { LimitName, LimitWindow } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
+import { prepare } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 type Db = Kysely<Database>;
+
+/** One more in a window's bucket, unless it holds `limit` already: then no row comes back. */
+const charge = prepare<{ bucket: string; expiresAt: number; limit: number }, { count: number }>(['bucket', 'expiresAt', 'limit'], (db, p) =>
+  db
+    .insertInto('limit_counters')
+    .values({ bucket: p.bucket, count: 1, expires_at: p.expiresAt })
+    .onConflict((conflict) =>
+      conflict
+        .column('bucket')
+        .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
+        .where('limit_counters.count', '<', p.limit),
+    )
+    .returning('count'),
+);
 
 /**
  * The one limiter: fixed windows counted in the store with one atomic upsert per window, so a limit
@@ -23,17 +38,7 @@ export class Limiter {
     const now = this.clock.now();
     for (const window of this.limits[name]) {
       const { bucket, expiresAt } = this.bucket(name, window, key, now);
-      const charged = await db
-        .insertInto('limit_counters')
-        .values({ bucket, count: 1, expires_at: expiresAt })
-        .onConflict((conflict) =>
-          conflict
-            .column('bucket')
-            .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
-            .where('limit_counters.count', '<', window.count),
-        )
-        .returning('count')
-        .executeTakeFirst();
+      const charged = await charge.first(db, { bucket, expiresAt, limit: window.count });
       if (!charged) throw this.refusal(code, expiresAt, now);
     }
   }

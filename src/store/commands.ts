@@ -10,7 +10,11 @@ import type { Database } from './schema.ts';
  */
 export type Command<Input, Outcome> = (trx: Kysely<Database>, input: Input) => Promise<Outcome>;
 
-/** Runs `command` in a transaction of its own: the one place a write's transaction is opened. */
+/**
+ * Runs `command` in a transaction and resolves with its outcome once that transaction has committed:
+ * the one way a write reaches the store. On SQLite it joins a group commit (see GroupCommit), on
+ * PostgreSQL it has a transaction of its own.
+ */
 export function runCommand<Input, Outcome>(store: Store, command: Command<Input, Outcome>, input: Input): Promise<Outcome> {
-  return store.db.transaction().execute((trx) => command(trx, input));
+  return store.write(command, input);
 }

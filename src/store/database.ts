@@ -1,10 +1,14 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import type { Command } from './commands.ts';
 import type { Dialect } from './dialect.ts';
 import { StoreOpenError, storeFault } from './errors.ts';
+import { Checkpointer } from './checkpointer.ts';
+import { DEFAULT_WRITE_QUEUE_LIMIT, GroupCommit, type WriteStats } from './group-commit.ts';
 import { StoreHealth } from './health.ts';
+import { WalSync } from './wal-sync.ts';
 import { migrations } from './migrations/index.ts';
 import { observedDialect } from './observed-dialect.ts';
 import { createPrivateDirectory, createPrivateFile } from './private-files.ts';
@@ -18,6 +22,16 @@ export interface Store {
   dialect: Dialect;
   /** What the store's errors have shown since it opened (a full disk, a damaged file), for the health check. */
   health: StoreHealth;
+  /** Runs a write command in a transaction; resolves after the commit (use runCommand). */
+  write<Input, Outcome>(command: Command<Input, Outcome>, input: Input): Promise<Outcome>;
+  writes(): WriteStats;
+  /** Resolves once every transaction committed so far is on the disk. */
+  durable(): Promise<void>;
+  /**
+   * The store-wide change counter: it moves after every committed write, on every instance, so a
+   * response cached under it is fresh while it stays. Read it before the data it keys.
+   */
+  version(): Promise<string>;
   /**
    * Runs `work` on a connection whose statements have no time limit: migrations, whose lock wait
    * (another instance migrating) and DDL may outlast the bounds every request has.
@@ -109,23 +123,51 @@ function openSqlite(dataDir: string): SQLite.Database {
     if (storeFault(error) === 'corrupt') throw new StoreOpenError(`${file} is not a readable SQLite database; restore it from a backup`, error);
     throw error;
   }
-  // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); on power loss
-  // the last commits may roll back, but the file stays consistent.
+  // NORMAL: a COMMIT appends to the write-ahead log without syncing it; WalSync syncs the log off the
+  // event loop before any write is acknowledged, so an acknowledged write survives a power loss too.
   sqlite.pragma('synchronous = NORMAL');
+  // Checkpoints run on a worker thread (see Checkpointer), never inside a COMMIT on this one.
+  sqlite.pragma('wal_autocheckpoint = 0');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   return sqlite;
 }
 
-export function openStore(options: { dataDir: string; databaseUrl?: string | undefined }): Store {
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  /** WRITE_QUEUE_LIMIT: on SQLite, the writes that may wait for the writer. */
+  writeQueueLimit?: number | undefined;
+}
+
+export function openStore(options: StoreOptions): Store {
   const { databaseUrl } = options;
   const health = new StoreHealth();
   if (databaseUrl) {
     const db = postgresDb(databaseUrl, POSTGRES_POOL, health);
+    let transactions = 0;
+    // After the commit, never inside it: a reader that saw the new value before the commit would
+    // cache the old data under it. A failed advance leaves caches stale until the next write.
+    const advance = () => db.executeQuery(NEXT_CHANGE).catch(() => undefined);
     return {
       db,
       dialect: 'postgres',
       health,
+      // Each command has a transaction and a pooled connection of its own; PostgreSQL itself
+      // flushes the commits of concurrent transactions together.
+      write: async (command, input) => {
+        const outcome = await db.transaction().execute((trx) => command(trx, input));
+        transactions += 1;
+        await advance();
+        return outcome;
+      },
+      writes: () => ({ queued: 0, batches: transactions, commands: transactions }),
+      // A PostgreSQL commit returns once its WAL record is flushed (synchronous_commit on).
+      durable: async () => undefined,
+      version: async () => {
+        const { rows } = await db.executeQuery<{ last_value: number }>(CURRENT_CHANGE);
+        return String(rows[0]?.last_value);
+      },
       unbounded: async (work) => {
         const single = postgresDb(databaseUrl, { max: 1, connectionTimeoutMillis: 10_000, keepAlive: true, application_name: 'parley-migrate' }, health);
         try {
@@ -139,8 +181,39 @@ export function openStore(options: { dataDir: string; databaseUrl?: string | und
   }
   const sqlite = openSqlite(options.dataDir);
   const db = new Kysely<Database>({ dialect: observedDialect(new SqliteDialect({ database: withStatementCache(sqlite) }), health) });
-  return { db, dialect: 'sqlite', health, unbounded: (work) => work(db), close: () => db.destroy() };
+  const wal = new WalSync(path.join(options.dataDir, `${SQLITE_FILE_NAME}-wal`));
+  const durable = () =>
+    wal.sync().catch((error: unknown) => {
+      health.noteError(error);
+      throw error;
+    });
+  const checkpointer = new Checkpointer(path.join(options.dataDir, SQLITE_FILE_NAME), (error) => health.noteError(error));
+  const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands));
+  return {
+    db,
+    dialect: 'sqlite',
+    health,
+    write: (command, input) => writer.run(command, input),
+    writes: () => writer.stats(),
+    durable,
+    // This process's commits, and data_version for commits by other connections to the file.
+    version: async () => {
+      const { rows } = await db.executeQuery<{ data_version: number }>(DATA_VERSION);
+      return `${writer.stats().batches}.${rows[0]?.data_version}`;
+    },
+    unbounded: (work) => work(db),
+    close: async () => {
+      await writer.drain();
+      await checkpointer.close();
+      await db.destroy();
+      wal.close();
+    },
+  };
 }
+
+const NEXT_CHANGE = CompiledQuery.raw("select nextval('parley_changes')");
+const CURRENT_CHANGE = CompiledQuery.raw('select last_value from parley_changes');
+const DATA_VERSION = CompiledQuery.raw('pragma data_version');
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

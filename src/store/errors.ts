@@ -10,7 +10,7 @@ export function isUniqueViolation(error: unknown): boolean {
  *   57P codes), PostgreSQL has no connection slot left (53300) or cancelled a statement that ran past
  *   statement_timeout (57014), or SQLite stayed locked past busy_timeout (SQLITE_BUSY);
  * - `no_space`: the disk (or SQLite's max_page_count) is full: SQLITE_FULL, ENOSPC, PostgreSQL 53100;
- * - `io_error`: the disk fails to read or write: any SQLITE_IOERR, PostgreSQL 58030;
+ * - `io_error`: the disk fails to read or write: any SQLITE_IOERR, EIO (a failed sync), PostgreSQL 58030;
  * - `corrupt`: the database file is damaged: SQLITE_CORRUPT, SQLITE_NOTADB, PostgreSQL XX001/XX002.
  */
 export type StoreFault = 'unreachable' | 'no_space' | 'io_error' | 'corrupt';
@@ -37,6 +37,7 @@ const FAULT_CODES: Record<string, StoreFault> = {
   ENOSPC: 'no_space',
   '53100': 'no_space',
   '58030': 'io_error',
+  EIO: 'io_error',
   SQLITE_NOTADB: 'corrupt',
   XX001: 'corrupt',
   XX002: 'corrupt',
@@ -66,5 +67,13 @@ export class StoreOpenError extends Error {
     super(message, { cause });
     const { code } = (cause ?? {}) as { code?: unknown };
     this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
+/** The write queue is full: the store takes writes as fast as it can. Answered 503 store_busy with Retry-After. */
+export class WriteQueueFullError extends Error {
+  override name = 'WriteQueueFullError';
+  constructor() {
+    super('the write queue is full');
   }
 }

@@ -12,11 +12,16 @@ export type Earlier<R> = { kind: 'same'; result: R } | { kind: 'other' };
 
 export type IdempotentOutcome<R> = { kind: 'written'; result: R } | { kind: 'duplicate'; result: R } | { kind: 'conflict' };
 
-export interface IdempotentWrite<R> {
+interface IdempotentWrite<R> {
   /** The earlier result under the request's key; undefined when there is none, or no key. */
   findEarlier: () => Promise<Earlier<R> | undefined>;
   /** The write: a command run in its own transaction (see runCommand). */
   write: () => Promise<R>;
+  /**
+   * Resolves once what the store has committed is on the disk: an earlier result is acknowledged
+   * only then, as the write that made it would have been (its commit may still be syncing).
+   */
+  durable: () => Promise<void>;
 }
 
 const answerAs = <R>(earlier: Earlier<R>): IdempotentOutcome<R> =>
@@ -29,15 +34,19 @@ const answerAs = <R>(earlier: Earlier<R>): IdempotentOutcome<R> =>
  * status that the winner's commit used up): when the key now has a result, the request answers as
  * that retry; otherwise the write's own error stands.
  */
-export async function idempotent<R>(request: IdempotentWrite<R>): Promise<IdempotentOutcome<R>> {
+async function idempotent<R>(request: IdempotentWrite<R>): Promise<IdempotentOutcome<R>> {
   const earlier = await request.findEarlier();
-  if (earlier) return answerAs(earlier);
+  if (earlier) {
+    await request.durable();
+    return answerAs(earlier);
+  }
   try {
     return { kind: 'written', result: await request.write() };
   } catch (error) {
     const raced = await request.findEarlier().catch(() => undefined);
-    if (raced) return answerAs(raced);
-    throw error;
+    if (!raced) throw error;
+    await request.durable();
+    return answerAs(raced);
   }
 }
 
@@ -101,6 +110,7 @@ export async function writeIdempotently<Input, O extends Outcome>(
     return await idempotent({
       findEarlier: () => operation.findEarlier(store.db, input),
       write: () => runCommand(store, commitWrittenOnly(operation.command), input),
+      durable: () => store.durable(),
     });
   } catch (error) {
     if (error instanceof Refused) return error.outcome as Refusal<O>;

@@ -141,7 +141,7 @@ describe('alerts in the inbox flow', () => {
     await start();
     const orphan = createAlerts({
       config: t.config,
-      store: { ...t.store, db: undefined as never },
+      store: { ...t.store, db: undefined as never, write: () => Promise.reject(new Error('the store is gone')) },
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       logger,

@@ -22,7 +22,8 @@ import {
   TopicPage,
   TopicParams,
 } from './schemas.ts';
-import { presentTopicPage, readTopicSnapshot, TopicPageCache, topicPageTag } from './topic-page.ts';
+import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
+import { BodyCache } from '../../http/body-cache.ts';
 
 /*
  * Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a
@@ -114,7 +115,8 @@ export const topicListRoute: RouteDefinition = (app) => {
 export const topicPageRoute: RouteDefinition = (app) => {
   const { store, config } = app.services;
   const moderator = config.forumModeratorName;
-  const pageCache = new TopicPageCache();
+  // Serialized pages under their ETag: every visible change moves the tag in the transaction that makes it.
+  const pageCache = new BodyCache();
   app.get(
     '/api/forum/topics/:topic_id',
     {

@@ -6,7 +6,8 @@ import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
-import type { Role } from '../queries.ts';
+import { prepare } from '../../store/prepared.ts';
+import { insertMessage, type Role } from '../queries.ts';
 
 type Db = Kysely<Database>;
 
@@ -41,22 +42,36 @@ export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, inp
   if (refusal) return refusal;
   if (sender.role === 'visitor') await input.limiter.consume(trx, 'FOLLOWUP_SOURCE', sender.source);
   const messageId = newId();
-  await trx
-    .insertInto('messages')
-    .values({
-      id: messageId,
-      conversation_id: conversationId,
-      role: sender.role,
-      body: input.body,
-      client_message_id: input.clientMessageId,
-      created_at: now,
-      seen_at: null,
-    })
-    .execute();
+  await insertMessage.execute(trx, {
+    id: messageId,
+    conversation_id: conversationId,
+    role: sender.role,
+    body: input.body,
+    client_message_id: input.clientMessageId,
+    created_at: now,
+  });
   const alert: AlertEvent | undefined =
     sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(conversationId), source: sender.source } : undefined;
   return { kind: 'written', messageId, alert };
 };
+
+const reserveSlot = prepare<{ conversationId: string; unreadIncrement: number; now: number; cap: number }, { unread_count: number }>(
+  ['conversationId', 'unreadIncrement', 'now', 'cap'],
+  (db, p) =>
+    db
+      .updateTable('conversations')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', 1),
+        unread_count: eb('unread_count', '+', p.unreadIncrement),
+        revision: eb('revision', '+', 1),
+        updated_at: laterOf('updated_at', p.now),
+        last_message_at: laterOf('last_message_at', p.now),
+      }))
+      .where('id', '=', p.conversationId)
+      .where('status', '=', 'open')
+      .where('message_count', '<', p.cap)
+      .returning('unread_count'),
+);
 
 /**
  * Claims room for one more message in one conditional update, so the cap is exact under any
@@ -64,20 +79,7 @@ export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, inp
  */
 async function reserveMessageSlot(trx: Db, conversationId: string, role: Role, now: number, cap: number): Promise<AppendRefusal | undefined> {
   const unreadIncrement = role === 'visitor' ? 1 : 0;
-  const reserved = await trx
-    .updateTable('conversations')
-    .set((eb) => ({
-      message_count: eb('message_count', '+', 1),
-      unread_count: eb('unread_count', '+', unreadIncrement),
-      revision: eb('revision', '+', 1),
-      updated_at: laterOf('updated_at', now),
-      last_message_at: laterOf('last_message_at', now),
-    }))
-    .where('id', '=', conversationId)
-    .where('status', '=', 'open')
-    .where('message_count', '<', cap)
-    .returning('unread_count')
-    .executeTakeFirst();
+  const reserved = await reserveSlot.first(trx, { conversationId, unreadIncrement, now, cap });
   if (reserved) {
     if (unreadIncrement === 1 && reserved.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
     return undefined;

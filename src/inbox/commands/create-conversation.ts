@@ -3,7 +3,8 @@ import type { Limiter } from '../../limits/limiter.ts';
 import type { Command } from '../../store/commands.ts';
 import { newId } from '../../tokens.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../overview-counters.ts';
-import type { ConversationRow } from '../queries.ts';
+import { prepare } from '../../store/prepared.ts';
+import { CONVERSATION_COLUMNS, insertMessage, type ConversationRow } from '../queries.ts';
 
 const INITIAL_REVIEW_LABEL = 'unreviewed';
 
@@ -21,10 +22,13 @@ export interface NewConversation {
 }
 
 export interface CreatedConversation {
+  kind: 'written';
   conversation: ConversationRow;
   /** Only a new conversation is news: the earlier one a retry finds carries no alert. */
   alert?: AlertEvent;
 }
+
+const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS, (db, p) => db.insertInto('conversations').values(p));
 
 /**
  * A first contact (CONTRACT §3.1): the per-source and global limits, the conversation, its first
@@ -50,11 +54,8 @@ export const createConversation: Command<NewConversation, CreatedConversation> =
     unread_count: 1,
     revision: 1,
   };
-  await trx.insertInto('conversations').values(conversation).execute();
-  await trx
-    .insertInto('messages')
-    .values({ id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now, seen_at: null })
-    .execute();
+  await insertConversation.execute(trx, conversation);
+  await insertMessage.execute(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now });
   await bumpCounters(trx, {
     [counterName.conversations]: 1,
     [counterName.status('open')]: 1,
@@ -62,5 +63,5 @@ export const createConversation: Command<NewConversation, CreatedConversation> =
     [counterName.label(INITIAL_REVIEW_LABEL)]: 1,
   });
   await bumpInvitationCount(trx, input.invitationId, 1);
-  return { conversation, alert: { kind: 'new', thread: conversationThread(conversation.id), source: input.source } };
+  return { kind: 'written', conversation, alert: { kind: 'new', thread: conversationThread(conversation.id), source: input.source } };
 };

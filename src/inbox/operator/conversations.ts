@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { BodyCache } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
@@ -40,6 +41,8 @@ const notFound = () => new ApiError('conversation_not_found');
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config } = app.services;
+  // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
+  const listCache = new BodyCache();
 
   app.get(
     '/api/admin/conversations',
@@ -53,17 +56,26 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: ConversationList }, [400, ...AUTH_ERRORS]),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const limit = query.limit ?? LIST_DEFAULT_LIMIT;
+      reply.type('application/json; charset=utf-8');
+      // Read before the page: a write committed meanwhile moves it, and the next request reads anew.
+      const key = JSON.stringify([await store.version(), query.status, query.label, query.unread, query.invitation_id, query.cursor, limit]);
+      const cached = listCache.get(key);
+      if (cached !== undefined) return reply.send(cached);
       const { page, next } = await listConversations(store.db, {
         status: query.status,
         label: query.label,
         unread: query.unread,
         invitationId: query.invitation_id,
-        after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-        limit: query.limit ?? LIST_DEFAULT_LIMIT,
+        after,
+        limit,
       });
-      return presentList(page, next);
+      const body = reply.serialize(presentList(page, next)) as string;
+      listCache.set(key, body);
+      return reply.send(body);
     },
   );
 

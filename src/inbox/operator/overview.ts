@@ -7,6 +7,8 @@ import { AUTH_ERRORS, InboxOverview, OPERATOR_TAGS, ReviewLabels } from './schem
 /** The review labels the operator may set, and the inbox's aggregate counts. */
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock } = app.services;
+  // The overview under the store's change counter, until the last-24-hours count changes by itself.
+  let cached: { version: string; changesAt: number; body: string } | undefined;
 
   app.get(
     '/api/admin/review-labels',
@@ -32,6 +34,14 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: InboxOverview }, AUTH_ERRORS),
       },
     },
-    async () => presentOverview(await readOverview(store.db, clock.now())),
+    async (request, reply) => {
+      reply.type('application/json; charset=utf-8');
+      const version = await store.version();
+      const now = clock.now();
+      if (cached?.version === version && now < cached.changesAt) return reply.send(cached.body);
+      const counts = await readOverview(store.db, now);
+      cached = { version, changesAt: counts.changesAt, body: reply.serialize(presentOverview(counts)) as string };
+      return reply.send(cached.body);
+    },
   );
 };

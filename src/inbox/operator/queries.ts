@@ -64,6 +64,8 @@ export interface OverviewCounts {
   byStatus: Record<ConversationStatus, number>;
   byLabel: Record<ReviewLabel, number>;
   createdInLastDay: number;
+  /** When createdInLastDay next changes with no write: the oldest conversation it counts leaves the window. */
+  changesAt: number;
   /** The most frequent self-reported invitation ids, most first. */
   topInvitations: { invitationId: string; count: number }[];
 }
@@ -80,7 +82,7 @@ export async function readOverview(db: Db, now: number): Promise<OverviewCounts>
   const value = new Map(counters.map((row) => [row.name, Number(row.value)]));
   const created = await db
     .selectFrom('conversations')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
     .where('created_at', '>', now - DAY_MS)
     .executeTakeFirstOrThrow();
   const invitations = await db
@@ -100,6 +102,7 @@ export async function readOverview(db: Db, now: number): Promise<OverviewCounts>
     byStatus: countEach(CONVERSATION_STATUSES, counterName.status),
     byLabel: countEach(REVIEW_LABELS, counterName.label),
     createdInLastDay: Number(created.count),
+    changesAt: created.oldest === null ? Number.POSITIVE_INFINITY : Number(created.oldest) + DAY_MS,
     topInvitations: invitations.map((row) => ({ invitationId: row.invitation_id, count: Number(row.count) })),
   };
 }

@@ -5,12 +5,13 @@ import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
 import { CONVERSATION_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { BodyCache } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
-import { idempotent } from '../../store/idempotent.ts';
+import { writeIdempotently, type IdempotentCommand } from '../../store/idempotent.ts';
 import { hashToken, newToken, sha256 } from '../../tokens.ts';
 import { appendOnce, NOT_APPENDED } from '../append-once.ts';
-import { createConversation, type CreatedConversation } from '../commands/create-conversation.ts';
+import { createConversation, type CreatedConversation, type NewConversation } from '../commands/create-conversation.ts';
 import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
@@ -18,7 +19,6 @@ import { findEarlierConversation, listMessages, type ConversationRow } from '../
 import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
 import { authorizeConversation } from './auth.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
-import { VisitorReadCache } from './read-cache.ts';
 import { CreationReceipt, FirstContact, VisitorConversation } from './schemas.ts';
 
 const ANONYMOUS = 'Anonymous';
@@ -28,13 +28,22 @@ function fingerprint(name: string, invitationId: string | null, message: string)
   return sha256(JSON.stringify([name, invitationId, message]));
 }
 
+/** A first contact under a client-supplied token is written once: the same request again is the earlier conversation. */
+const createOnce: IdempotentCommand<NewConversation & { clientSuppliedToken: boolean }, CreatedConversation> = {
+  findEarlier: async (db, input) => (input.clientSuppliedToken ? findEarlierConversation(db, input.tokenHash, input.fingerprint) : undefined),
+  command: createConversation,
+};
+
 const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config, alerts } = app.services;
   app.decorateRequest('conversation', null);
-  const readCache = new VisitorReadCache();
+  // The read, serialized, under the conversation's id and revision: every change a visitor can see
+  // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
+  // nothing left to mark seen are stored, so a cached read never skips marking.
+  const readCache = new BodyCache();
   // After the commit, and after the response: an alert never delays or fails the request.
   const notify = (alert: AlertEvent | undefined) => {
     if (alert) setImmediate(() => alerts.notify(alert));
@@ -56,20 +65,16 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const invitationId = body.invitation_id || null;
       const accessToken = body.client_access_token ?? newToken();
       const tokenHash = hashToken(accessToken);
-      const print = fingerprint(name, invitationId, body.message);
-      const outcome = await idempotent<CreatedConversation>({
-        findEarlier: async () => (body.client_access_token === undefined ? undefined : findEarlierConversation(store.db, tokenHash, print)),
-        write: () =>
-          runCommand(store, createConversation, {
-            tokenHash,
-            fingerprint: print,
-            name,
-            invitationId,
-            message: body.message,
-            source: requestSource(request),
-            limiter,
-            now: clock.now(),
-          }),
+      const outcome = await writeIdempotently(store, createOnce, {
+        clientSuppliedToken: body.client_access_token !== undefined,
+        tokenHash,
+        fingerprint: fingerprint(name, invitationId, body.message),
+        name,
+        invitationId,
+        message: body.message,
+        source: requestSource(request),
+        limiter,
+        now: clock.now(),
       });
       if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
       if (outcome.kind === 'written') notify(outcome.result.alert);
@@ -97,7 +102,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       let conversation = request.conversation!;
       if (etagMatches(request.headers['if-none-match'], etag(conversation))) return sendNotModified(reply, etag(conversation));
       reply.type('application/json; charset=utf-8');
-      const cached = readCache.get(conversation.id, conversation.revision);
+      const cached = readCache.get(`${conversation.id}:${conversation.revision}`);
       if (cached) return reply.header('ETag', etag(conversation)).send(cached);
       let messages = await listMessages(store.db, conversation.id);
       if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
@@ -106,7 +111,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         ({ conversation, messages } = seen);
       }
       const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
-      readCache.set(conversation.id, conversation.revision, body);
+      readCache.set(`${conversation.id}:${conversation.revision}`, body);
       return reply.header('ETag', etag(conversation)).send(body);
     },
   );

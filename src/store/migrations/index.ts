@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as inbox from './0001_inbox.ts';
 import * as forum from './0002_forum.ts';
 import * as forumPostsRevision from './0003_forum_posts_revision.ts';
+import * as changeCounter from './0004_change_counter.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
   '0001_inbox': inbox,
   '0002_forum': forum,
   '0003_forum_posts_revision': forumPostsRevision,
+  '0004_change_counter': changeCounter,
 };
