@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'scripts/**', 'bin/**', 'src/main.ts'],
+    files: ['bench/**', 'scripts/**', 'bin/**', 'src/main.ts', 'src/cli/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -22,6 +22,7 @@ if (postgresDown) {
  */
 const STORE_INDEPENDENT = [
   'test/config/**',
+  'test/cli/**',
   'test/tokens.test.ts',
   'test/http/transport.test.ts',
   'test/reliability/hostile-clients.test.ts',

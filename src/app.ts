@@ -15,9 +15,12 @@ import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
+import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
 import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
+import { RequestLogController } from './logging.ts';
+import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
 
 export interface Services {
@@ -43,6 +46,8 @@ export interface AppOptions {
   clock?: Clock;
   alerts?: Alerts;
   logger?: FastifyServerOptions['logger'];
+  /** The built pages (dist/web); unset, they are built from web/ when stale (running from source). */
+  pagesDir?: string | undefined;
 }
 
 /** Paths that answer while the service is not configured (CONTRACT §7). */
@@ -52,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
     bodyLimit: TRANSPORT_LIMIT_BYTES,
     trustProxy: proxyTrust(options.config.trustProxy),
     return503OnClosing: true,
@@ -75,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerRouting(app);
   registerApiHeaders(app);
+  registerMetrics(app, { version: VERSION, readInboxTotals });
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = trimStrings(request.body);
     lowercaseIds(request.params);
@@ -117,7 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
   await app.register(registerForum);
-  await app.register(registerPages);
+  await app.register(registerPages, { pagesDir: options.pagesDir });
 
   // Serialized once (about 80 KB): every answer, however many are pending, shares one buffer.
   let openApi: Buffer | undefined;

@@ -55,6 +55,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   adminToken: string | undefined;
+  /** METRICS_TOKEN: opens GET /metrics (as the administrator token does) and nothing else, for a scraper. */
+  metricsToken: string | undefined;
   rateSalt: string | undefined;
   telegram: { botToken: string | undefined; chatId: string | undefined; apiBase: string };
   host: string;
@@ -75,6 +77,8 @@ export interface Config {
   retentionAllowLargeDelete: boolean;
   logLevel: LogLevel;
   transport: TransportConfig;
+  /** SHUTDOWN_DRAIN_SECONDS: how long a stopping server waits for requests under way before it exits without them. */
+  shutdownDrainSeconds: number;
 }
 
 /** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
@@ -229,6 +233,7 @@ export function readConfig(env: Env): Config {
   if (moderatorName.length > 60) throw new ConfigError('FORUM_MODERATOR_NAME', 'must be at most 60 characters');
   return {
     adminToken: secret(env, 'ADMIN_TOKEN'),
+    metricsToken: secret(env, 'METRICS_TOKEN'),
     rateSalt: secret(env, 'RATE_SALT'),
     telegram: telegram(env),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -248,5 +253,6 @@ export function readConfig(env: Env): Config {
     retentionAllowLargeDelete: oneOf(env, 'RETENTION_ALLOW_LARGE_DELETE', ['true', 'false'] as const, 'false') === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     transport: transport(env),
+    shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 3_600),
   };
 }

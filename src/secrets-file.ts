@@ -74,3 +74,16 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
     created,
   };
 }
+
+/**
+ * Replaces the administrator token in DATA_DIR's secrets file with a new one, keeping the rate salt
+ * (a new salt would reset every rate limit's count). Servers read the file when they start, so the
+ * old token works until they restart.
+ */
+export function rotateAdminToken(dataDir: string): { adminToken: string; secretsFile: string } {
+  const file = path.join(dataDir, SECRETS_FILE_NAME);
+  const stored = existsSync(file) ? readSecretsFile(file) : {};
+  const adminToken = randomBytes(32).toString('hex');
+  writeSecretsFile(dataDir, file, { ADMIN_TOKEN: adminToken, RATE_SALT: stored.RATE_SALT ?? randomBytes(32).toString('hex') }, true);
+  return { adminToken, secretsFile: file };
+}

@@ -11,6 +11,10 @@ export type AlertOutcome =
   | { sent: true }
   | { sent: false; reason: AlertFailure; detail: string; retryAfterSeconds?: number };
 
+/** What became of one alert or digest: sent, not sent, or held back by a budget (folded into a digest, or a test alert refused). */
+export type DeliveryResult = 'sent' | 'failed' | 'over_budget';
+export type DeliveryListener = (alert: AlertKind | 'digest', result: DeliveryResult) => void;
+
 /**
  * What a caller knows about the activity behind an alert. It decides which budgets the alert is
  * counted against; none of it ever reaches the alert's text (CONTRACT §4.4).
@@ -37,6 +41,8 @@ export interface Alerts {
   idle(): Promise<void>;
   /** Stops the digest timer and waits for deliveries under way (at shutdown). */
   close(): Promise<void>;
+  /** Calls `listener` with each delivery's result (the metrics count them); returns the function that stops it. */
+  onDelivery?(listener: DeliveryListener): () => void;
 }
 
 /** The channel when no Telegram bot is configured: alerts are off. */

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/database.ts';
-import { alertsOff, type ActivityKind, type AlertEvent, type AlertOutcome, type Alerts } from './alerts.ts';
+import { alertsOff, type ActivityKind, type AlertEvent, type AlertOutcome, type Alerts, type DeliveryListener, type DeliveryResult } from './alerts.ts';
 import { AlertBudgets } from './budgets.ts';
 import { Digest } from './digest.ts';
 import { errorCode, sendMessage, type BotTarget } from './send-message.ts';
@@ -45,6 +45,7 @@ export function createAlerts(options: AlertOptions): Alerts {
 export class TelegramAlerts implements Alerts {
   readonly configured = true;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly deliveryListeners = new Set<DeliveryListener>();
   private readonly budgets: AlertBudgets;
   private readonly digest = new Digest();
   private timer: NodeJS.Timeout | undefined;
@@ -60,13 +61,22 @@ export class TelegramAlerts implements Alerts {
 
   notify(event: AlertEvent): void {
     this.track(
-      this.alert(event).catch((error: unknown) => this.options.logger.warn({ alert: event.kind, error: errorCode(error) }, 'alert not sent')),
+      this.alert(event).catch((error: unknown) => {
+        this.delivered(event.kind, 'failed');
+        this.options.logger.warn({ alert: event.kind, error: errorCode(error) }, 'alert not sent');
+      }),
     );
+  }
+
+  onDelivery(listener: DeliveryListener): () => void {
+    this.deliveryListeners.add(listener);
+    return () => this.deliveryListeners.delete(listener);
   }
 
   async sendTest(): Promise<AlertOutcome> {
     const refusal = await this.budgets.chargeTest();
     if (refusal) {
+      this.delivered('test', 'over_budget');
       return {
         sent: false,
         reason: 'rate_limited',
@@ -74,7 +84,9 @@ export class TelegramAlerts implements Alerts {
         retryAfterSeconds: refusal.retryAfterSeconds,
       };
     }
-    return sendMessage(this.bot, ALERT_TEXTS.test);
+    const outcome = await sendMessage(this.bot, ALERT_TEXTS.test);
+    this.delivered('test', outcome.sent ? 'sent' : 'failed');
+    return outcome;
   }
 
   async idle(): Promise<void> {
@@ -100,6 +112,7 @@ export class TelegramAlerts implements Alerts {
     const refusal = await this.budgets.chargeActivity(event);
     if (refusal) {
       this.digest.add(event.kind, refusal.retryAt);
+      this.delivered(event.kind, 'over_budget');
       this.options.logger.info({ alert: event.kind, budget: refusal.budget }, 'alert held for the next digest');
       this.schedule();
       return;
@@ -112,7 +125,10 @@ export class TelegramAlerts implements Alerts {
     this.flushing = true;
     this.track(
       this.flush()
-        .catch((error: unknown) => this.options.logger.warn({ alert: 'digest', error: errorCode(error) }, 'digest not sent'))
+        .catch((error: unknown) => {
+          this.delivered('digest', 'failed');
+          this.options.logger.warn({ alert: 'digest', error: errorCode(error) }, 'digest not sent');
+        })
         .finally(() => {
           this.flushing = false;
           this.schedule();
@@ -155,7 +171,12 @@ export class TelegramAlerts implements Alerts {
     void delivery.finally(() => this.inFlight.delete(delivery));
   }
 
+  private delivered(alert: ActivityKind | 'test' | 'digest', result: DeliveryResult): void {
+    for (const listener of this.deliveryListeners) listener(alert, result);
+  }
+
   private report(alert: ActivityKind | 'digest', outcome: AlertOutcome): void {
+    this.delivered(alert, outcome.sent ? 'sent' : 'failed');
     if (outcome.sent) this.options.logger.info({ alert }, 'alert sent');
     else this.options.logger.warn({ alert, reason: outcome.reason }, `alert not sent: ${outcome.detail}`);
   }

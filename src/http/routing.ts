@@ -42,8 +42,16 @@ export function routePath(request: FastifyRequest): string {
   return request.normalisedPath;
 }
 
+/**
+ * The pattern of the route that answered (`/api/conversations/:id`), for logs and metrics; never
+ * the target itself, which a client writes and may fill with ids, tokens or text of its choosing.
+ */
+export function routePattern(request: FastifyRequest): string {
+  return request.routeOptions.url ?? 'unmatched';
+}
+
 function isApiPath(path: string): boolean {
-  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json';
+  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json' || path === '/metrics';
 }
 
 /**

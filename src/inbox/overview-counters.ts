@@ -38,3 +38,13 @@ export async function bumpInvitationCount(db: Kysely<Database>, invitationId: st
     .execute();
 }
 
+/** The two totals the metrics report, read from their counters at each scrape (one indexed query). */
+export async function readInboxTotals(db: Kysely<Database>): Promise<{ conversations: number; unreadThreads: number }> {
+  const rows = await db
+    .selectFrom('inbox_counters')
+    .select(['name', 'value'])
+    .where('name', 'in', [counterName.conversations, counterName.unreadThreads])
+    .execute();
+  const value = (name: string) => Number(rows.find((row) => row.name === name)?.value ?? 0);
+  return { conversations: value(counterName.conversations), unreadThreads: value(counterName.unreadThreads) };
+}

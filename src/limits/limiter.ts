@@ -29,6 +29,8 @@ const charge = prepare<{ bucket: string; expiresAt: number; limit: number }, { c
  * the one HTTP error a command may raise, because every feature's limits answer it the same way.
  */
 export class Limiter {
+  readonly #refusalListeners = new Set<(name: LimitName) => void>();
+
   constructor(
     private readonly limits: Record<LimitName, LimitWindow[]>,
     private readonly clock: Clock,
@@ -39,7 +41,7 @@ export class Limiter {
     for (const window of this.limits[name]) {
       const { bucket, expiresAt } = this.bucket(name, window, key, now);
       const charged = await charge.first(db, { bucket, expiresAt, limit: window.count });
-      if (!charged) throw this.refusal(code, expiresAt, now);
+      if (!charged) throw this.refusal(name, code, expiresAt, now);
     }
   }
 
@@ -53,8 +55,14 @@ export class Limiter {
     for (const window of this.limits[name]) {
       const { bucket, expiresAt } = this.bucket(name, window, key, now);
       const row = await db.selectFrom('limit_counters').select('count').where('bucket', '=', bucket).executeTakeFirst();
-      if (row && row.count >= window.count) throw this.refusal('rate_limited', expiresAt, now);
+      if (row && row.count >= window.count) throw this.refusal(name, 'rate_limited', expiresAt, now);
     }
+  }
+
+  /** Calls `listener` with the limit's name at each refusal (the metrics count them); returns the function that stops it. */
+  onRefusal(listener: (name: LimitName) => void): () => void {
+    this.#refusalListeners.add(listener);
+    return () => this.#refusalListeners.delete(listener);
   }
 
   /** Forgets counters whose window has passed. */
@@ -69,7 +77,8 @@ export class Limiter {
     return { bucket: `${name}:${window.seconds}:${key}:${start}`, expiresAt: start + length };
   }
 
-  private refusal(code: 'rate_limited' | 'inbox_at_capacity', expiresAt: number, now: number): ApiError {
+  private refusal(name: LimitName, code: 'rate_limited' | 'inbox_at_capacity', expiresAt: number, now: number): ApiError {
+    for (const listener of this.#refusalListeners) listener(name);
     return new ApiError(code, { retryAfterSeconds: Math.max(1, Math.ceil((expiresAt - now) / 1000)) });
   }
 }

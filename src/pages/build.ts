@@ -1,39 +1,39 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { MANIFEST_FILE, readBuiltPages, VERBATIM_FILES, type BuiltPages, type Manifest } from './files.ts';
 
 export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
-export const DIST_DIR = path.join(WEB_DIR, 'dist');
-const MANIFEST = path.join(DIST_DIR, 'manifest.json');
+/** Where the pages go when the service runs from its sources (development, tests). */
+export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 
 /** The page bundles: one script per page, one shared style sheet. */
 const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'style.css'];
 
-/** Logical asset name (e.g. "contact.js") → content-hashed file name in web/dist. */
-export type Manifest = Record<string, string>;
-
 function newestSource(): number {
   let newest = 0;
   for (const name of readdirSync(WEB_DIR)) {
-    if (!/\.(ts|css)$/.test(name)) continue;
+    if (!/\.(ts|css|html|svg)$/.test(name)) continue;
     newest = Math.max(newest, statSync(path.join(WEB_DIR, name)).mtimeMs);
   }
   return newest;
 }
 
-function isStale(): boolean {
-  return !existsSync(MANIFEST) || statSync(MANIFEST).mtimeMs < newestSource();
+function isStale(dir: string): boolean {
+  const manifest = path.join(dir, MANIFEST_FILE);
+  return !existsSync(manifest) || statSync(manifest).mtimeMs < newestSource();
 }
 
-/** Bundles web/*.ts and web/style.css into web/dist with content-hashed names. */
-export async function buildPages(): Promise<Manifest> {
+/** Bundles web/*.ts and web/style.css into `outDir` with content-hashed names, beside the templates. */
+export async function buildPages(outDir: string): Promise<Manifest> {
+  // esbuild is a development dependency: only a build loads it, never a server started from dist/.
+  const { build } = await import('esbuild');
   // No clean step: hashed names never collide, and a test worker building beside another must not
-  // delete the files that one is reading. The manifest is swapped in whole by a rename.
-  mkdirSync(DIST_DIR, { recursive: true });
+  // delete the files that one is reading. The manifest is written last and swapped in whole by a rename.
+  mkdirSync(outDir, { recursive: true });
   const result = await build({
     entryPoints: ENTRIES.map((entry) => path.join(WEB_DIR, entry)),
-    outdir: DIST_DIR,
+    outdir: outDir,
     entryNames: '[name]-[hash]',
     bundle: true,
     minify: true,
@@ -42,20 +42,25 @@ export async function buildPages(): Promise<Manifest> {
     metafile: true,
     logLevel: 'silent',
   });
+  for (const name of VERBATIM_FILES) {
+    const temporary = path.join(outDir, `${name}.${process.pid}.tmp`);
+    copyFileSync(path.join(WEB_DIR, name), temporary);
+    renameSync(temporary, path.join(outDir, name));
+  }
   const manifest: Manifest = {};
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     if (!meta.entryPoint) continue;
     const source = path.basename(meta.entryPoint).replace(/\.ts$/, '.js');
     manifest[source] = path.basename(output);
   }
-  const temporary = `${MANIFEST}.${process.pid}.tmp`;
+  const temporary = path.join(outDir, `${MANIFEST_FILE}.${process.pid}.tmp`);
   writeFileSync(temporary, JSON.stringify(manifest, null, 2));
-  renameSync(temporary, MANIFEST);
+  renameSync(temporary, path.join(outDir, MANIFEST_FILE));
   return manifest;
 }
 
-/** The built manifest, building first when web/dist is missing or older than a source file. */
-export async function ensurePages(): Promise<Manifest> {
-  if (isStale()) return buildPages();
-  return JSON.parse(readFileSync(MANIFEST, 'utf8')) as Manifest;
+/** The pages built from source into web/dist, building first when missing or older than a source file. */
+export async function ensureSourcePages(): Promise<BuiltPages> {
+  if (isStale(SOURCE_PAGES_DIR)) await buildPages(SOURCE_PAGES_DIR);
+  return readBuiltPages(SOURCE_PAGES_DIR);
 }

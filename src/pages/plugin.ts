@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
-import { DIST_DIR, ensurePages, WEB_DIR } from './build.ts';
+import { readBuiltPages, type BuiltPages } from './files.ts';
 import { agentCard, llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
 
 export const CONTENT_SECURITY_POLICY =
@@ -29,21 +29,33 @@ function setSecurityHeaders(reply: FastifyReply): void {
   reply.header('Referrer-Policy', 'no-referrer');
 }
 
+export interface PagesOptions {
+  /** A folder of built pages (dist/web beside the built server); without one, the pages are built from web/ when stale. */
+  pagesDir?: string | undefined;
+}
+
+/** From source only: the builder (and esbuild behind it) is loaded when no built folder is given. */
+async function loadPages(pagesDir: string | undefined): Promise<BuiltPages> {
+  if (pagesDir !== undefined) return readBuiltPages(pagesDir);
+  const { ensureSourcePages } = await import('./build.ts');
+  return ensureSourcePages();
+}
+
 /**
  * The web pages (contact, operator console, public forum), their content-hashed assets and the
  * discovery documents. Assets are few and small, so they are held in memory and served by one
  * route rather than through a static-file plugin.
  */
-export const registerPages: FastifyPluginAsync = async (app) => {
+export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, options) => {
   const { config, version } = app.services;
-  const manifest = await ensurePages();
+  const { dir, manifest } = await loadPages(options.pagesDir);
   const assets = new Map<string, Asset>();
   for (const file of Object.values(manifest)) {
-    assets.set(file, { body: readFileSync(path.join(DIST_DIR, file)), type: TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    assets.set(file, { body: readFileSync(path.join(dir, file)), type: TYPES[path.extname(file)] ?? 'application/octet-stream' });
   }
 
   const page = (template: string, script?: string): Page => {
-    const html = readFileSync(path.join(WEB_DIR, template), 'utf8')
+    const html = readFileSync(path.join(dir, template), 'utf8')
       .replaceAll('%STYLE%', `/assets/${manifest['style.css']}`)
       .replaceAll('%SCRIPT%', script ? `/assets/${manifest[script]}` : '');
     return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
@@ -97,7 +109,7 @@ export const registerPages: FastifyPluginAsync = async (app) => {
     return reply.type(asset.type).send(asset.body);
   });
 
-  const favicon = readFileSync(path.join(WEB_DIR, 'favicon.svg'));
+  const favicon = readFileSync(path.join(dir, 'favicon.svg'));
   app.get('/favicon.svg', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=86400');
     return reply.type('image/svg+xml').send(favicon);

@@ -82,6 +82,8 @@ describe('readConfig', () => {
     });
     expect(config.limits.FOLLOWUP_SOURCE).toEqual([{ count: 5, seconds: 30 }]);
     expect(readConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(readConfig({}).shutdownDrainSeconds).toBe(10);
+    expect(readConfig({ SHUTDOWN_DRAIN_SECONDS: '0' }).shutdownDrainSeconds).toBe(0);
     expect(readConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
   });
 
@@ -113,6 +115,9 @@ describe('readConfig', () => {
     ['TELEGRAM_API_BASE', 'api.telegram.org'],
     ['PUBLIC_DISCUSSION_URL', 'javascript:alert(1)'],
     ['RETENTION_DAYS', 'forever'],
+    ['SHUTDOWN_DRAIN_SECONDS', '3601'],
+    ['SHUTDOWN_DRAIN_SECONDS', '2.5'],
+    ['SHUTDOWN_DRAIN_SECONDS', '10s'],
   ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

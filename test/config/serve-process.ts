@@ -1,8 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/parley.js', import.meta.url));
+/**
+ * The CLI run from source through tsx, as `npm run dev` does: tests exercise the code under test,
+ * not the last build (test/cli/production-install.test.ts runs the build).
+ */
+export const CLI = [
+  // Resolved here: a bare `--import tsx` would be looked up from the child's working directory.
+  `--import=${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}`,
+  fileURLToPath(new URL('../../src/main.ts', import.meta.url)),
+];
 
 /** A port that was free a moment ago: listen on port 0, read the port, close. */
 export function freePort(): Promise<number> {
@@ -26,17 +35,25 @@ export interface ServeProcess {
 }
 
 /**
- * `node bin/parley.js serve` with exactly `env` (plus PATH and HOME): nothing leaks in from the
+ * `parley serve` (from source) with exactly `env` (plus PATH and HOME): nothing leaks in from the
  * test runner's environment, so no ADMIN_TOKEN, RATE_SALT or DATABASE_URL unless given.
  * `openFiles` runs it under that open-files limit, as a small host would.
  */
 export function serve(env: Record<string, string>, cwd?: string, openFiles?: number): ServeProcess {
-  const command = openFiles === undefined ? [process.execPath, BIN, 'serve'] : ['/bin/sh', '-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, BIN, 'serve'];
+  const command = openFiles === undefined ? [process.execPath, ...CLI, 'serve'] : ['/bin/sh', '-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, ...CLI, 'serve'];
   const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return tracked(child, 'SIGTERM');
+}
+
+/**
+ * A spawned process with its output collected. `stop` sends `signal` (then SIGKILL after 5 s when
+ * that is SIGTERM) to a process that still runs, and resolves with its exit code.
+ */
+export function tracked(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): ServeProcess {
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -48,14 +65,12 @@ export function serve(env: Record<string, string>, cwd?: string, openFiles?: num
     stderr: () => err,
     exited,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        const code = await exited;
-        clearTimeout(timer);
-        return code;
-      }
-      return exited;
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill(signal);
+      const timer = signal === 'SIGTERM' ? setTimeout(() => child.kill('SIGKILL'), 5_000) : undefined;
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
     },
   };
 }

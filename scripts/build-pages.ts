@@ -1,4 +1,0 @@
-import { buildPages } from '../src/pages/build.ts';
-
-const manifest = await buildPages();
-console.log(`web pages built: ${Object.values(manifest).join(', ')}`);

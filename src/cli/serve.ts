@@ -1,0 +1,142 @@
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.ts';
+import { createAlerts } from '../alerts/telegram.ts';
+import { systemClock } from '../clock.ts';
+import { ConfigError, type Config } from '../config.ts';
+import { RetentionJob } from '../inbox/operator/retention.ts';
+import { Limiter } from '../limits/limiter.ts';
+import { logAtStart, loggerOptions } from '../logging.ts';
+import { fillSecretsFromDataDir, SECRETS_FILE_NAME } from '../secrets-file.ts';
+import { migrate, openStore, SQLITE_FILE_NAMES, type Store } from '../store/database.ts';
+import { StoreOpenError } from '../store/errors.ts';
+import { pathsOpenToOthers } from '../store/private-files.ts';
+import { DataDirBusy, DataDirLock, LOCK_FILE_NAME } from './data-dir-lock.ts';
+import { readSettings } from './settings.ts';
+
+export interface ServeOptions {
+  /** The built pages beside the built server; unset when running from source. */
+  pagesDir?: string | undefined;
+}
+
+/** A start that cannot succeed ends with one line naming the variable to fix: never a stack trace or a secret. */
+function failToStart(variable: string, problem: string, error: unknown): never {
+  const { code } = error as { code?: unknown };
+  console.error(`Parley cannot start: ${variable}: ${problem}${typeof code === 'string' ? ` (${code})` : ''}.`);
+  process.exit(1);
+}
+
+function startingConfig(): Config {
+  try {
+    const filled = fillSecretsFromDataDir(readSettings());
+    if (filled.secretsFile) {
+      const message = filled.created ? 'generated the administrator token and rate salt into the secrets file (mode 0600)' : 'using the secrets file';
+      logAtStart(filled.config.logLevel, { secretsFile: filled.secretsFile }, message);
+    }
+    return filled.config;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Parley cannot start: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** On SQLite the server holds DATA_DIR shared for as long as it runs, so a restore waits for it to stop. */
+function lockDataDir(config: Config): DataDirLock | undefined {
+  if (config.databaseUrl) return undefined;
+  try {
+    return DataDirLock.shared(config.dataDir);
+  } catch (error) {
+    if (error instanceof DataDirBusy) failToStart('DATA_DIR', `a restore is under way in ${config.dataDir}; start again when it has finished`, error);
+    failToStart('DATA_DIR', `cannot open or create ${path.join(config.dataDir, LOCK_FILE_NAME)}; make ${config.dataDir} a writable directory`, error);
+  }
+}
+
+async function openMigratedStore(config: Config): Promise<Store> {
+  try {
+    const store = openStore(config);
+    await migrate(store);
+    return store;
+  } catch (error) {
+    const problem = error instanceof StoreOpenError ? error.message : 'the store cannot be opened or migrated';
+    failToStart(config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', problem, error);
+  }
+}
+
+/**
+ * SIGTERM or SIGINT: stop accepting connections, let the requests under way finish, close the
+ * store, exit 0. Past SHUTDOWN_DRAIN_SECONDS, or on a second signal, exit 1 without waiting more,
+ * so a process manager's stop never hangs on a slow client.
+ */
+function stopOnSignals(app: FastifyInstance, store: Store, lock: DataDirLock | undefined, drainSeconds: number): void {
+  let stopping = false;
+  // An answer given while stopping closes its connection: a kept-alive one would hold the exit
+  // until the client or the keep-alive timeout ends it.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (stopping) reply.header('connection', 'close');
+    return payload;
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal while draining: exiting without waiting for the requests under way');
+      process.exit(1);
+    }
+    stopping = true;
+    const limit = setTimeout(() => {
+      app.log.warn({ drainSeconds }, 'requests still under way at the drain limit (SHUTDOWN_DRAIN_SECONDS): exiting without them');
+      process.exit(1);
+    }, drainSeconds * 1000);
+    app.log.info({ signal, drainSeconds }, 'stopping: no new connections; waiting for the requests under way');
+    void (async () => {
+      try {
+        await app.close();
+        await store.close();
+        lock?.release();
+      } catch (error) {
+        app.log.error({ err: error }, 'the server did not close cleanly');
+        process.exit(1);
+      }
+      clearTimeout(limit);
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+export async function serve(options: ServeOptions = {}): Promise<void> {
+  const config = startingConfig();
+  const lock = lockDataDir(config);
+  const store = await openMigratedStore(config);
+  const limiter = new Limiter(config.limits, systemClock);
+  // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
+  const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
+  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log });
+  const app = await buildApp({ config, store, alerts, logger: loggerOptions(config.logLevel), pagesDir: options.pagesDir });
+  // Files made by an earlier version or by hand keep their mode: say so once, and serve anyway.
+  const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, [...SQLITE_FILE_NAMES, SECRETS_FILE_NAME, LOCK_FILE_NAME]);
+  if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: chmod 700 the directory and 600 the files');
+  const retention = new RetentionJob({
+    store,
+    limiter,
+    clock: systemClock,
+    retentionDays: config.retentionDays,
+    maxSharePercent: config.retentionMaxShare,
+    allowLargeDelete: config.retentionAllowLargeDelete,
+    logger: log,
+  });
+  app.addHook('onClose', async () => {
+    await retention.stop();
+    // Stop the digest timer and let alerts under way finish (each within its 8-second timeout) before the store closes.
+    await alerts.close();
+  });
+  stopOnSignals(app, store, lock, config.shutdownDrainSeconds);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    failToStart('PORT', `cannot listen on ${config.host}:${config.port}`, error);
+  }
+  retention.start();
+}

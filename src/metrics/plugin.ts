@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { requireAdminOr } from '../http/auth.ts';
+import { toApiError } from '../http/error-handler.ts';
+import { routePattern } from '../http/routing.ts';
+import { storeFault } from '../store/errors.ts';
+import type { StoreCondition } from '../store/health.ts';
+import type { Database } from '../store/schema.ts';
+import { Metrics } from './metrics.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's metrics: where later work adds its own (Metrics.counter, gauge, histogram, onScrape). */
+    metrics: Metrics;
+  }
+}
+
+export interface MetricsOptions {
+  version: string;
+  /** The inbox's totals from its counters (one indexed read), taken at each scrape. */
+  readInboxTotals(db: Kysely<Database>): Promise<{ conversations: number; unreadThreads: number }>;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const STORE_CONDITIONS: readonly StoreCondition[] = ['ok', 'writes_failing', 'corrupt'];
+
+/** A client may send any method token Node parses: the label keeps to the methods routes use. */
+const methodLabel = (request: FastifyRequest) => (METHODS.has(request.method) ? request.method : 'OTHER');
+
+function scrapeTimeGauges(app: FastifyInstance, metrics: Metrics, options: MetricsOptions): void {
+  const { store } = app.services;
+  metrics.gauge({
+    name: 'parley_store_condition',
+    help: 'What the store\'s own errors say about it (the health check\'s store value): 1 for the current condition.',
+    labelNames: ['condition'] as const,
+    collect() {
+      for (const condition of STORE_CONDITIONS) this.set({ condition }, store.health.condition === condition ? 1 : 0);
+    },
+  });
+  const writes = (name: 'queued' | 'batches' | 'commands', help: string) =>
+    metrics.gauge({
+      name: `parley_store_write_${name}`,
+      help,
+      collect() {
+        this.set(store.writes()[name]);
+      },
+    });
+  writes('queued', 'Writes waiting for the store\'s writer now (SQLite group commit; 0 on PostgreSQL).');
+  writes('batches', 'Write transactions committed since start: one per batch on SQLite, one per write on PostgreSQL.');
+  writes('commands', 'Writes run since start; commands over batches is the mean batch size.');
+  const conversations = metrics.gauge({ name: 'parley_conversations', help: 'Conversations stored.' });
+  const unreadThreads = metrics.gauge({ name: 'parley_unread_threads', help: 'Conversations with a message the operator has not read.' });
+  metrics.onScrape(async () => {
+    try {
+      const totals = await options.readInboxTotals(store.db);
+      conversations.set(totals.conversations);
+      unreadThreads.set(totals.unreadThreads);
+    } catch {
+      // The store does not answer: parley_store_errors_total and the health check say why; no stale figure.
+      conversations.set(Number.NaN);
+      unreadThreads.set(Number.NaN);
+    }
+  });
+}
+
+/**
+ * GET /metrics in the Prometheus text format, for the administrator token or METRICS_TOKEN (a
+ * wrong one is charged to the administrator failure limit like any other). Registered before the
+ * features, so its hooks see every route's requests, 404s included.
+ */
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions): void {
+  const metrics = new Metrics(options.version);
+  app.decorate('metrics', metrics);
+  const { config, limiter, alerts } = app.services;
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const labels = { method: methodLabel(request), route: routePattern(request), status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+  app.addHook('onError', (request, _reply, error, done) => {
+    // Counted as the error handler answers it: a client's reset connection is no store fault.
+    const fault = toApiError(error, request).code === 'store_unavailable' ? storeFault(error) : undefined;
+    if (fault) metrics.storeErrors.inc({ fault });
+    done();
+  });
+
+  const stopRefusals = limiter.onRefusal((limit) => metrics.rateLimitRefusals.inc({ limit }));
+  const stopDeliveries = alerts.onDelivery?.((alert, result) => metrics.alertDeliveries.inc({ alert, result }));
+  app.addHook('onClose', async () => {
+    stopRefusals();
+    stopDeliveries?.();
+  });
+  scrapeTimeGauges(app, metrics, options);
+
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, preValidation: (request) => requireAdminOr(request, config.metricsToken) },
+    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.exposition()),
+  );
+}

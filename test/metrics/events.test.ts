@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConversation, startApp, type TestApp } from '../helpers.ts';
+import { FakeTelegram } from '../alerts/fake-telegram.ts';
+import { closeTelegramApp, contact, followUp, sendTestAlert, startTelegramApp, type TelegramApp } from '../alerts/support.ts';
+import { fillTheDisk } from '../store/disk-full.ts';
+import { scrape, valueOf } from './exposition.ts';
+
+// Issue 17: the store's failures and the alert channel's outcomes show in the metrics as they happen.
+describe('metrics of store errors and alert deliveries', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('counts a write refused by a full disk as a no_space store error, and shows the store writes_failing until a write succeeds', async () => {
+    t = await startApp();
+    await createConversation(t);
+    const emptyTheDisk = await fillTheDisk(t);
+    const refused = await t.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'x'.repeat(4_000) } });
+    expect(refused.statusCode).toBe(503);
+
+    let { samples } = await scrape(t);
+    expect(valueOf(samples, 'parley_store_errors_total', { fault: 'no_space' })).toBe(1);
+    expect(valueOf(samples, 'parley_store_errors_total', { fault: 'unreachable' })).toBe(0);
+    expect(valueOf(samples, 'parley_store_condition', { condition: 'writes_failing' })).toBe(1);
+    expect(valueOf(samples, 'parley_store_condition', { condition: 'ok' })).toBe(0);
+    expect(valueOf(samples, 'parley_http_requests_total', { method: 'POST', route: '/api/conversations', status: '503' })).toBe(1);
+
+    await emptyTheDisk();
+    await createConversation(t);
+    ({ samples } = await scrape(t));
+    expect(valueOf(samples, 'parley_store_condition', { condition: 'ok' })).toBe(1);
+    expect(valueOf(samples, 'parley_conversations')).toBe(2);
+    expect(valueOf(samples, 'parley_store_write_queued')).toBe(0);
+    // The two creations and the one the full disk refused ran as commands, each committed (or rolled back) in a transaction.
+    expect(valueOf(samples, 'parley_store_write_commands')).toBeGreaterThanOrEqual(3);
+    expect(valueOf(samples, 'parley_store_write_batches')).toBeGreaterThanOrEqual(2);
+  });
+
+  it('counts alerts sent, held back by a budget, and failed, by kind', async () => {
+    const telegram = new FakeTelegram();
+    const channel: TelegramApp = await startTelegramApp(telegram);
+    try {
+      const first = await contact(channel.t, '203.0.113.10');
+      // One alert per conversation a window: the follow-up waits for a digest.
+      await followUp(channel.t, first, '203.0.113.10');
+      expect((await sendTestAlert(channel.t)).statusCode).toBe(200);
+      telegram.mode = 'refuse';
+      await contact(channel.t, '203.0.113.20');
+      await channel.alerts.idle();
+
+      const { samples } = await scrape(channel.t);
+      expect(valueOf(samples, 'parley_alert_deliveries_total', { alert: 'new', result: 'sent' })).toBe(1);
+      expect(valueOf(samples, 'parley_alert_deliveries_total', { alert: 'new', result: 'failed' })).toBe(1);
+      expect(valueOf(samples, 'parley_alert_deliveries_total', { alert: 'reply', result: 'over_budget' })).toBe(1);
+      expect(valueOf(samples, 'parley_alert_deliveries_total', { alert: 'test', result: 'sent' })).toBe(1);
+      expect(valueOf(samples, 'parley_alert_deliveries_total', { alert: 'digest', result: 'sent' })).toBe(0);
+    } finally {
+      await closeTelegramApp(channel, telegram);
+    }
+  });
+});
