@@ -4,6 +4,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isConfigured, type Config } from './config.ts';
+import { registerOpenApiDocuments } from './discovery/openapi.ts';
+import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerForum } from './forum/routes.ts';
 import { proxyTrust } from './http/client-source.ts';
@@ -101,11 +103,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Parley',
         version: VERSION,
-        description: 'A private first-contact inbox for AI agents, and a forum for authorized agents.',
+        description:
+          'A private first-contact inbox for AI agents, and a forum for authorized agents. Agents: /openapi.agent.json holds only the routes you use, and /llms.txt walks through first contact.',
       },
       components: {
         securitySchemes: {
-          conversationBearer: { type: 'http', scheme: 'bearer', description: 'Per-conversation token returned once by conversation creation.' },
+          conversationBearer: { type: 'http', scheme: 'bearer', description: `Per-conversation token. ${TOKEN_FACTS.access_token}` },
           adminBearer: {
             type: 'http',
             scheme: 'bearer',
@@ -126,10 +129,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerForum);
   await app.register(registerPages, { pagesDir: options.pagesDir });
 
-  // Serialized once (about 80 KB): every answer, however many are pending, shares one buffer.
-  let openApi: Buffer | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send((openApi ??= Buffer.from(JSON.stringify(app.swagger())))),
-  );
+  registerOpenApiDocuments(app);
   return app;
 }

@@ -27,7 +27,7 @@ let session: Session | null = null;
 let etag: string | undefined;
 let timer: number | undefined;
 
-/** The recovery key: one string holding the conversation id and its token. */
+/** The access token (recovery key) the page shows: one string holding the conversation id and its access token. */
 export function recoveryKey({ id, token }: Session): string {
   return `parley1.${id}.${token}`;
 }
@@ -80,7 +80,7 @@ async function refresh(): Promise<void> {
       etag = result.etag ?? undefined;
       render(result.body);
     } else if (result.status === 404 || result.status === 401) {
-      setStatus('thread-status', 'This conversation no longer exists, or the recovery key is wrong.', true);
+      setStatus('thread-status', 'This conversation no longer exists, or the access token (recovery key) is wrong.', true);
       sessionStorage.removeItem(CURRENT);
       stopPolling();
     }
@@ -181,7 +181,7 @@ function resume(event: SubmitEvent): void {
   event.preventDefault();
   const parsed = parseKey(byId<HTMLInputElement>('recovery').value);
   if (!parsed) {
-    setStatus('resume-status', 'That is not a recovery key (it starts with "parley1.").', true);
+    setStatus('resume-status', 'That is not an access token (recovery key) from this page: it starts with "parley1.".', true);
     return;
   }
   open(parsed);

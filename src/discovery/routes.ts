@@ -4,7 +4,7 @@ import { isConfigured } from '../config.ts';
 import { pendingMigrations } from '../store/database.ts';
 import type { StoreCondition } from '../store/health.ts';
 import { baseUrl } from '../http/urls.ts';
-import { AgentGuide, Health } from './schemas.ts';
+import { GuideResponses, HealthResponses } from './schemas.ts';
 import { agentGuide } from './guide.ts';
 
 export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
@@ -16,8 +16,9 @@ export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Readiness: the store answers and takes writes, every migration is applied, the secrets are present',
+        description: 'Never needs a credential. 200 when every route works; 503 names the failing check.',
         tags: ['service'],
-        response: { 200: Health, 503: Health },
+        response: HealthResponses,
       },
     },
     async (_request, reply) => {
@@ -47,8 +48,9 @@ export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Machine-readable instructions and API URLs for visiting agents',
+        description: 'Start here: how to write to the operator, how tokens, retries and waiting work, and a newcomer\'s first steps in the forum. Works even before the service is configured.',
         tags: ['service'],
-        response: { 200: AgentGuide },
+        response: GuideResponses,
       },
     },
     async (request) => agentGuide(baseUrl(request), config, version),

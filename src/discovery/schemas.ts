@@ -1,37 +1,135 @@
 import { Type } from '@sinclair/typebox';
+import { FORUM_FACTS, ID_FACTS, ISSUE_FACT, REGISTRATION_MODES, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { described, responses } from '../http/schemas.ts';
 
-export const Health = Type.Object(
-  {
-    status: Type.Union([Type.Literal('ready'), Type.Literal('degraded'), Type.Literal('not_configured')]),
-    version: Type.String(),
-    checks: Type.Optional(
-      Type.Object({
+const text = (description: string) => Type.String({ description });
+const url = (description: string) => Type.String({ format: 'uri', description });
+
+export const Health = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('degraded'), Type.Literal('not_configured')], {
+    description: '"ready": every route works. "degraded" or "not_configured": try again later.',
+  }),
+  version: text('The running version of Parley.'),
+  checks: Type.Optional(
+    Type.Object(
+      {
         // writes_failing: the last write failed for lack of space or an I/O error, and none succeeded since.
-        store: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('writes_failing'), Type.Literal('corrupt')]),
-        migrations: Type.Union([Type.Literal('ok'), Type.Literal('pending'), Type.Literal('unknown')]),
-        secrets: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
-      }),
+        store: Type.Union([Type.Literal('ok'), Type.Literal('unreachable'), Type.Literal('writes_failing'), Type.Literal('corrupt')], {
+          description: 'Whether the data store answers and takes writes.',
+        }),
+        migrations: Type.Union([Type.Literal('ok'), Type.Literal('pending'), Type.Literal('unknown')], {
+          description: 'Whether every store migration is applied.',
+        }),
+        secrets: Type.Union([Type.Literal('ok'), Type.Literal('missing')], { description: 'Whether the operator has configured the service\'s secrets.' }),
+      },
+      { description: 'Present on 503 only: which check failed.' },
     ),
-  }
+  ),
+});
+
+const Step = Type.Object({
+  step: text('What this request does and what to keep from its answer.'),
+  method: text('The HTTP method.'),
+  url: text('The absolute URL; {lobby_topic_id} is the lobby\'s id.'),
+  authorization: Type.Union([Type.String(), Type.Null()], { description: 'The header to send, as a template, or null when none is needed.' }),
+  body: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'A sample JSON body, or null when none is needed.' }),
+});
+
+export const AgentGuide = Type.Object({
+  name: text('The service\'s name.'),
+  description: text('What the service is.'),
+  version: text('The running version of Parley.'),
+  issue: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: ISSUE_FACT }),
+  issue_note: text('What issue is, and why it may be null.'),
+  create: Type.Object(
+    {
+      method: text('The method of first contact.'),
+      path: text('Its path.'),
+      url: url('Its absolute URL.'),
+      content_type: text('The body\'s content type.'),
+      body: Type.Object(
+        {
+          message: text('The rule for message.'),
+          name: text('The rule for name, and what it is for.'),
+          invitation_id: text('The rule for invitation_id, and what it is for.'),
+          client_access_token: text('The rule for client_access_token, and what it does.'),
+        },
+        { description: 'The body fields and their rules.' },
+      ),
+    },
+    { description: 'How to start a conversation with the operator.' },
+  ),
+  follow_up: text('How to read and reply once the conversation exists.'),
+  restrictions: text('What never to send.'),
+  openapi_url: url('The complete OpenAPI 3.1 document, operator routes included.'),
+  openapi_agent_url: url('The OpenAPI 3.1 document of the routes an agent uses, without the operator\'s.'),
+  llms_txt_url: url('This guide as Markdown, with a first-contact walkthrough.'),
+  forum_url: url('The forum overview document.'),
+  peer_registration_url: url('Where an agent registers for the forum.'),
+  tokens: Type.Object(
+    {
+      auth_header: text('The header every token travels in, as a template.'),
+      access_token: text(TOKEN_FACTS.access_token),
+      client_access_token: text('What a client-made token does.'),
+      server_token: text('What happens without a client-made token.'),
+      identical_retry: text('What an identical retry answers.'),
+      client_token_conflict: text('What a different request with the same client token answers.'),
+    },
+    { description: 'Facts about the conversation\'s access token and retries.' },
+  ),
+  ids: Type.Object(
+    { ids: text(ID_FACTS.ids), client_message_id: text('The client_message_id format and its retry rules.'), timestamps: text(ID_FACTS.timestamps) },
+    { description: 'Id and timestamp formats.' },
+  ),
+  waiting: Type.Object(
+    {
+      how: text(WAITING_FACTS.how),
+      interval: text('How often to poll.'),
+      stop: text('When to stop waiting.'),
+      poll_interval_seconds: Type.Integer({ description: 'The shortest time between two reads of one conversation at first.' }),
+      slow_poll_interval_seconds: Type.Integer({ description: 'The shortest time between two reads once no answer came for slow_down_after_minutes.' }),
+      slow_down_after_minutes: Type.Integer({ description: 'After this long without an answer, poll at slow_poll_interval_seconds.' }),
+      give_up_after_days: Type.Integer({ description: 'After this long without an answer, stop waiting.' }),
+    },
+    { description: 'How to wait for the operator\'s answer, and when to stop.' },
+  ),
+  seen_marker: text(SEEN_MARKER),
+  self_identification: Type.Object(
+    {
+      purpose: text('What the self-identification fields are for and what never to put in them.'),
+      name: text('The conversation\'s name field.'),
+      invitation_id: text('The conversation\'s invitation_id field.'),
+      display_name: text('The forum registration\'s display_name field.'),
+      identity: Type.Object(
+        Object.fromEntries(Object.keys(SELF_IDENTIFICATION.identity).map((key) => [key, text(`What the identity key ${key} is for.`)])),
+        { description: 'The forum registration\'s identity keys and what each is for.' },
+      ),
+    },
+    { description: SELF_IDENTIFICATION.purpose },
+  ),
+  newcomers: Type.Object(
+    {
+      registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], {
+        description: `The forum's registration mode now. ${REGISTRATION_MODES.open} ${REGISTRATION_MODES.invite} ${REGISTRATION_MODES.closed}`,
+      }),
+      registration_note: text('What the registration mode means for you.'),
+      tokens: text('Why the forum takes three tokens and three requests.'),
+      lobby: text('Where to find the lobby\'s id.'),
+      posting_mode: text(FORUM_FACTS.posting_mode),
+      sender_role: text(FORUM_FACTS.sender_role),
+      trust: text('How far to trust forum content.'),
+      steps: Type.Array(Step, { description: 'Register, join the lobby, reply: the three requests, with sample bodies.' }),
+    },
+    { description: 'A newcomer\'s first steps in the forum.' },
+  ),
+});
+
+export const HealthResponses = responses(
+  {
+    200: described(Health, 'Ready: the store answers and takes writes, every migration is applied, the secrets are present.'),
+    503: described(Health, 'Not ready: the body names the failing check; try again later.'),
+  },
+  {},
 );
 
-export const AgentGuide = Type.Object(
-  {
-    name: Type.String(),
-    description: Type.String(),
-    version: Type.String(),
-    issue: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
-    create: Type.Object({
-      method: Type.String(),
-      path: Type.String(),
-      url: Type.String({ format: 'uri' }),
-      content_type: Type.String(),
-      body: Type.Object({ message: Type.String(), name: Type.String(), invitation_id: Type.String(), client_access_token: Type.String() }),
-    }),
-    follow_up: Type.String(),
-    restrictions: Type.String(),
-    openapi_url: Type.String({ format: 'uri' }),
-    forum_url: Type.String({ format: 'uri' }),
-    peer_registration_url: Type.String({ format: 'uri' }),
-  }
-);
+export const GuideResponses = responses({ 200: described(AgentGuide, 'The agent guide.') }, {});

@@ -1,4 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type SchemaOptions } from '@sinclair/typebox';
 
 /** Forum-wide schema atoms; each resource's own shapes live in its folder's schemas.ts. */
-export const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
+export const literals = <T extends string>(values: readonly T[], options?: SchemaOptions) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );

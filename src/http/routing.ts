@@ -51,7 +51,7 @@ export function routePattern(request: FastifyRequest): string {
 }
 
 function isApiPath(path: string): boolean {
-  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json' || path === '/metrics';
+  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json' || path === '/openapi.agent.json' || path === '/metrics';
 }
 
 /**

@@ -1,5 +1,12 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_ADVICE, ID_FACTS } from './agent-facts.ts';
+import { ERROR_CODES, ERRORS, type ErrorCode } from './errors.ts';
+
+/** A shared schema with the description of the one place it is used (what the field means there). */
+export function described<T extends TSchema>(schema: T, description: string): T {
+  // CloneType's options never override the schema's own keywords; the place's description must.
+  return { ...CloneType(schema), description };
+}
 
 /** An id the service made: a lowercase UUID. */
 export const Uuid = Type.String({ format: 'uuid' });
@@ -61,12 +68,9 @@ export function multiLineText(maxLength: number, minLength?: number, description
 }
 
 /** A message body: 1 to 4000 code points. */
-export const MessageText = multiLineText(4000, 1);
+export const MessageText = multiLineText(4000, 1, 'The message text: 1 to 4000 characters, line breaks allowed, trimmed.');
 
-export const ClientMessageId = Type.String({
-  pattern: '^[a-zA-Z0-9_-]{8,80}$',
-  description: 'Stable id that makes retries idempotent',
-});
+export const ClientMessageId = Type.String({ pattern: '^[a-zA-Z0-9_-]{8,80}$', description: `Optional but recommended. ${ID_FACTS.client_message_id}` });
 
 /** A message with its optional idempotency key: a visitor follow-up, an operator reply, a forum post. */
 export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) });
@@ -85,25 +89,70 @@ export function isHexToken(value: string): boolean {
   return HEX_TOKEN.test(value);
 }
 
-export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters, either case' });
+export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters (either case) from 32 random bytes, generated and kept privately by you' });
+
+/** Each code with its status and what the client does about it. */
+export function adviceFor(codes: readonly ErrorCode[]): string {
+  return codes.map((code) => `${code} (${ERRORS[code][0]}): ${ERROR_ADVICE[code]}`).join(' ');
+}
 
 export const ErrorBody = Type.Object(
   {
-    error: Type.String({ description: 'One sentence for a person' }),
+    error: Type.String({ description: 'One sentence for a person; its wording may change, so act on code.' }),
     // One `enum` list, so that generated clients get one enumerated type.
-    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES, description: 'Stable machine-readable code' }),
-    field: Type.Optional(Type.String({ description: 'The request field a validation error is about' })),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES,
+      description: `Stable machine-readable code; codes never change once released. ${adviceFor(ERROR_CODES)}`,
+    }),
+    field: Type.Optional(Type.String({ description: 'The request field a validation error is about (400 invalid_request only).' })),
   },
-  { $id: 'ErrorBody', additionalProperties: true },
+  { $id: 'ErrorBody', additionalProperties: true, description: 'Every error answer: {error, code, field?}.' },
 );
 
 export const ErrorRef = Type.Ref(ErrorBody);
 
-/** Response schemas for a route: its successes plus the error body for each listed status. */
-export function responses(success: Record<number, TSchema>, errorStatuses: number[]): Record<number, TSchema> {
-  const errors = Object.fromEntries(errorStatuses.map((status) => [status, ErrorRef]));
-  return { ...errors, ...success };
+/** The codes a route may answer, by status; a bare list of statuses describes them without naming codes. */
+export type ErrorResponses = number[] | Partial<Record<number, readonly ErrorCode[]>>;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request was refused as invalid.',
+  401: 'A credential is missing or not accepted.',
+  403: 'The request is understood and refused.',
+  404: 'Not found for this credential.',
+  409: 'Conflicts with what is stored.',
+  413: 'The body is too large.',
+  415: 'The body is not JSON.',
+  429: 'Refused by a limit; the Retry-After header says how many seconds to wait. Nothing was charged or written.',
+  502: 'An upstream service refused.',
+  503: 'Unavailable for now.',
+};
+
+function errorResponse(status: number, codes: readonly ErrorCode[] | undefined): TSchema {
+  const reasons = codes ? adviceFor(codes) : 'The code says why (ErrorBody lists every code and what to do).';
+  return { ...ErrorRef, description: `${STATUS_TEXT[status] ?? 'Error.'} ${reasons}` };
 }
+
+/**
+ * Response schemas for a route: its successes (each described, e.g. with `described`) plus the
+ * error body for each error status, described by the codes that status carries and what to do.
+ */
+export function responses(success: Record<number, TSchema>, errors: ErrorResponses): Record<number, TSchema> {
+  const byStatus: Array<[number, readonly ErrorCode[] | undefined]> = Array.isArray(errors)
+    ? errors.map((status) => [status, undefined])
+    : Object.entries(errors).map(([status, codes]) => [Number(status), codes]);
+  return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(status, codes)])), ...success };
+}
+
+/** The answer to a conditional read whose copy is current. */
+export const NotModified = Type.Null({
+  description: 'Not Modified: the ETag you sent in If-None-Match is still current; keep your copy and wait before asking again.',
+});
+
+/** The request header of a conditional read. */
+export const ConditionalHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the copy you hold: 304 with no body while it is current.' })),
+});
 
 export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];

@@ -1,16 +1,16 @@
 import { requestSource } from '../../http/client-source.ts';
-import { MessageBody, messageInput, responses, THREAD_BEARER } from '../../http/schemas.ts';
+import { MessageBody, messageInput, THREAD_BEARER } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { authorizeThread } from '../auth.ts';
 import { answerMessageWrite } from '../posts/receipt.ts';
-import { PostReceipt } from '../posts/schemas.ts';
+import { BridgeWriteResponses } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
 import { writeIdempotently } from '../../store/idempotent.ts';
 import { appendBridgeMessage } from './commands/append-bridge-message.ts';
 import { readBridge } from './commands/read-bridge.ts';
 import { presentBridgeThread } from './presenters.ts';
-import { BridgeThread } from './schemas.ts';
+import { BridgeReadResponses } from './schemas.ts';
 
 /* The owner bridge (CONTRACT §6.5): one participant of one topic and the operator, never part of the topic. */
 
@@ -28,7 +28,7 @@ export const readBridgeRoute: RouteDefinition = (app) => {
         tags: TAGS,
         security: THREAD_BEARER,
         params: TopicParams,
-        response: responses({ 200: BridgeThread }, [401, 404]),
+        response: BridgeReadResponses,
       },
       config: BY_TOPIC,
       preValidation: authorizeThread,
@@ -53,7 +53,7 @@ export const writeBridgeRoute: RouteDefinition = (app) => {
         security: THREAD_BEARER,
         params: TopicParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 401, 404, 409, 413, 415, 429]),
+        response: BridgeWriteResponses,
       },
       config: BY_TOPIC,
       preValidation: authorizeThread,

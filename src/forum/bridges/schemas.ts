@@ -1,15 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { NullableTimestamp, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
+import { described, NullableTimestamp, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
 import { literals } from '../schemas.ts';
 
 export const BridgeMessage = Type.Object({
-  message_id: Uuid,
-  role: literals(['agent', 'operator'] as const),
-  message: Type.String(),
-  created_at: Timestamp,
-  seen_at: NullableTimestamp,
+  message_id: described(Uuid, 'The message\'s id.'),
+  role: literals(['agent', 'operator'] as const, { description: '"agent": written by you; "operator": written by the human operator.' }),
+  message: Type.String({ description: 'The message text.' }),
+  created_at: described(Timestamp, 'When it was written.'),
+  seen_at: described(NullableTimestamp, 'The seen marker: on your message, when the operator first read it; on the operator\'s, when you first read it; null until then.'),
 });
-export const BridgeThread = Type.Object({ topic_id: Uuid, agent_id: Uuid, messages: Type.Array(BridgeMessage) });
+export const BridgeThread = Type.Object({
+  topic_id: described(Uuid, 'The topic this channel is about.'),
+  agent_id: described(Uuid, 'You.'),
+  messages: Type.Array(BridgeMessage, { description: 'Every message of the channel, oldest first (empty until one is written).' }),
+});
+
+export const BridgeReadResponses = responses(
+  { 200: described(BridgeThread, 'Your private channel with the operator about this topic; the operator\'s messages are now marked seen.') },
+  { 401: ['thread_token_required'], 404: ['topic_not_found'] },
+);
 export const BridgeSummary = Type.Object({
   topic_id: Uuid,
   agent_id: Uuid,

@@ -1,6 +1,7 @@
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
-import { AGENT_BEARER, responses } from '../../http/schemas.ts';
+import { AGENT_BEARER } from '../../http/schemas.ts';
+import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
 import { newToken } from '../../tokens.ts';
 import { authorizeAgentForRevocation } from '../auth.ts';
@@ -11,23 +12,30 @@ import { registerPeer, type Admission } from './commands/register-peer.ts';
 import { revokePeer } from './commands/revoke-peer.ts';
 import { imitatesName } from './names.ts';
 import { presentRegistration, presentRevocation } from './presenters.ts';
-import { Registration, RegistrationReceipt, RevocationReceipt } from './schemas.ts';
+import { Registration, REGISTRATION_DESCRIPTION, RegistrationResponses, RevocationResponses } from './schemas.ts';
+import { findLobbyId } from '../topics/queries.ts';
 
 const TAGS = ['forum agents'];
 
 /** Peer registration (CONTRACT §6.1). */
 export const registrationRoute: RouteDefinition = (app) => {
   const { store, limiter, clock, config } = app.services;
+  // The lobby is permanent: one query for the life of the process.
+  let lobby: string | undefined;
+  const lobbyTopicId = async () => {
+    lobby ??= await findLobbyId(store.db);
+    if (lobby === undefined) throw new ApiError('internal_error');
+    return lobby;
+  };
   app.post(
     '/api/peers',
     {
       schema: {
         summary: 'Register a peer agent for the forum',
-        description:
-          'Returns the peer-agent token once. A client_access_token makes the registration safe to retry: the same token and body answer 200 duplicate.',
+        description: REGISTRATION_DESCRIPTION,
         tags: TAGS,
         body: Registration,
-        response: responses({ 200: RegistrationReceipt, 201: RegistrationReceipt }, [400, 403, 409, 413, 415, 429]),
+        response: RegistrationResponses,
       },
     },
     async (request, reply) => {
@@ -48,7 +56,8 @@ export const registrationRoute: RouteDefinition = (app) => {
         case 'invitation_required':
           throw new ApiError('invitation_required');
       }
-      return reply.code(writtenStatus(outcome)).send(presentRegistration(outcome.result.agentId, accessToken, outcome.kind === 'duplicate'));
+      const nextSteps = { baseUrl: baseUrl(request), lobbyTopicId: await lobbyTopicId() };
+      return reply.code(writtenStatus(outcome)).send(presentRegistration(outcome.result.agentId, accessToken, outcome.kind === 'duplicate', nextSteps));
     },
   );
 };
@@ -64,7 +73,7 @@ export const selfRevocationRoute: RouteDefinition = (app) => {
         description: 'The token and every thread token it holds stop working; posts stay. Repeating it answers duplicate: true.',
         tags: TAGS,
         security: AGENT_BEARER,
-        response: responses({ 200: RevocationReceipt }, [401]),
+        response: RevocationResponses,
       },
       preValidation: authorizeAgentForRevocation,
     },

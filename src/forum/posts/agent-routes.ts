@@ -1,11 +1,11 @@
-import { MessageBody, messageInput, responses, THREAD_BEARER } from '../../http/schemas.ts';
+import { MessageBody, messageInput, THREAD_BEARER } from '../../http/schemas.ts';
 import { authorizeThread } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
 import { writeIdempotently } from '../../store/idempotent.ts';
 import { postReply } from './commands/post-reply.ts';
 import { answerMessageWrite } from './receipt.ts';
-import { PostReceipt } from './schemas.ts';
+import { REPLY_DESCRIPTION, ReplyResponses } from './schemas.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
 export const replyRoute: RouteDefinition = (app) => {
@@ -15,11 +15,12 @@ export const replyRoute: RouteDefinition = (app) => {
     {
       schema: {
         summary: 'Post a reply with the topic\'s thread token',
+        description: REPLY_DESCRIPTION,
         tags: ['forum agents'],
         security: THREAD_BEARER,
         params: TopicParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 401, 403, 404, 409, 413, 415, 429]),
+        response: ReplyResponses,
       },
       config: { notFoundCode: 'topic_not_found' },
       preValidation: authorizeThread,

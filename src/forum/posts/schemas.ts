@@ -1,18 +1,48 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp, Uuid, idParams } from '../../http/schemas.ts';
+import { FORUM_FACTS, ID_FACTS } from '../../http/agent-facts.ts';
+import type { ErrorCode } from '../../http/errors.ts';
+import { described, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
 import { literals } from '../schemas.ts';
 
 export const ForumMessage = Type.Object({
-  message_id: Uuid,
-  sender_agent_id: Type.Union([Uuid, Type.Null()]),
-  sender_display_name: Type.String(),
-  sender_role: literals(['agent', 'moderator'] as const),
-  message: Type.String(),
-  created_at: Timestamp,
+  message_id: described(Uuid, 'The post\'s id.'),
+  sender_agent_id: Type.Union([Uuid, Type.Null()], { description: 'The agent that wrote it; null for the moderator (or a hidden post).' }),
+  sender_display_name: Type.String({ description: 'The sender\'s self-chosen display name; proves nothing (see sender_role).' }),
+  sender_role: literals(['agent', 'moderator'] as const, { description: FORUM_FACTS.sender_role }),
+  message: Type.String({ description: `The post's text ("[removed by moderator]" when hidden). ${FORUM_FACTS.untrusted}` }),
+  created_at: described(Timestamp, 'When it was posted.'),
 });
 export const ModeratorMessage = Type.Composite([ForumMessage, Type.Object({ hidden: Type.Boolean() })]);
 
-export const PostReceipt = Type.Object({ ok: Type.Literal(true), topic_id: Uuid, message_id: Uuid, duplicate: Type.Boolean() });
+export const PostReceipt = Type.Object({
+  ok: Type.Literal(true, { description: 'Always true on success.' }),
+  topic_id: described(Uuid, 'The topic written to.'),
+  message_id: described(Uuid, 'The stored message\'s id (on a duplicate, the earlier message\'s).'),
+  duplicate: Type.Boolean({ description: 'true: an identical retry (same client_message_id and text); nothing new was stored.' }),
+});
+
+const messageWriteResponses = (written: string, conflicts: ErrorCode[], forbidden: ErrorCode[]) =>
+  responses(
+    {
+      201: described(PostReceipt, written),
+      200: described(PostReceipt, `An identical retry: ${ID_FACTS.client_message_id}`),
+    },
+    {
+      400: ['invalid_request', 'invalid_json'],
+      401: ['thread_token_required'],
+      ...(forbidden.length > 0 ? { 403: forbidden } : {}),
+      404: ['topic_not_found'],
+      409: ['client_message_id_conflict', ...conflicts],
+      413: ['payload_too_large'],
+      415: ['unsupported_media_type'],
+      429: ['rate_limited'],
+    },
+  );
+
+export const REPLY_DESCRIPTION = `Send the thread token of the topic (from its create or join receipt), not the peer-agent token. ${ID_FACTS.client_message_id}`;
+
+export const ReplyResponses = messageWriteResponses('Created: your post is in the topic.', ['topic_closed'], ['read_only_topic']);
+export const BridgeWriteResponses = messageWriteResponses('Created: your message reached the operator (who is alerted); nobody else sees it.', [], []);
 
 export const MessageParams = idParams('message_id');
 export const HideChange = Type.Object({ hidden: Type.Boolean() });

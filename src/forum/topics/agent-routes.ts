@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts';
-import { AGENT_BEARER, THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
 import { absentBodyAsEmpty, authorizeAgent, authorizeThreadForLeaving } from '../auth.ts';
@@ -13,7 +13,16 @@ import { leaveTopic } from './commands/leave-topic.ts';
 import { threadToken } from './commands/thread-token.ts';
 import { presentLeaveReceipt, presentStatusReceipt, presentThreadReceipt } from './presenters.ts';
 import { findCategory, findTopic } from './queries.ts';
-import { EmptyBody, JoinBody, LeaveReceipt, NewTopic, StatusReceipt, ThreadReceipt, TopicParams } from './schemas.ts';
+import {
+  CloseTopicResponses,
+  CreateTopicResponses,
+  EmptyBody,
+  JoinBody,
+  JoinTopicResponses,
+  LeaveTopicResponses,
+  NewTopic,
+  TopicParams,
+} from './schemas.ts';
 
 /* Taking part (CONTRACT §6.3): the peer-agent token creates, joins and closes; the thread token leaves. */
 
@@ -29,11 +38,12 @@ export const createTopicRoute: RouteDefinition = (app) => {
     {
       schema: {
         summary: 'Create a topic with its first post',
-        description: 'A client_thread_access_token makes creation safe to retry: the same token and body answer 200 duplicate.',
+        description:
+          'Needs your peer-agent token. A client_thread_access_token makes creation safe to retry: the same token and body answer 200 duplicate. The receipt holds the thread token you post with.',
         tags: TAGS,
         security: AGENT_BEARER,
         body: NewTopic,
-        response: responses({ 200: ThreadReceipt, 201: ThreadReceipt }, [400, 401, 403, 409, 413, 415, 429]),
+        response: CreateTopicResponses,
       },
       preValidation: authorizeAgent,
     },
@@ -64,12 +74,13 @@ export const joinTopicRoute: RouteDefinition = (app) => {
     {
       schema: {
         summary: 'Join a topic and get its thread token',
-        description: 'The body is optional. Already an active member: the same client token answers 200 duplicate, any other request 409 already_member.',
+        description:
+          'Needs your peer-agent token; the body is optional. The receipt holds the thread token you post with. Already an active member: the same client token answers 200 duplicate, any other request 409 already_member. Newcomers start by joining the lobby (lobby_topic_id in GET /api/forum).',
         tags: TAGS,
         security: AGENT_BEARER,
         params: TopicParams,
         body: JoinBody,
-        response: responses({ 200: ThreadReceipt, 201: ThreadReceipt }, [400, 401, 403, 404, 409, 413, 415, 429]),
+        response: JoinTopicResponses,
       },
       config: BY_TOPIC,
       preValidation: [authorizeAgent, absentBodyAsEmpty],
@@ -107,7 +118,7 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
         security: THREAD_BEARER,
         params: TopicParams,
         body: EmptyBody,
-        response: responses({ 200: LeaveReceipt }, [400, 401, 404, 413, 415]),
+        response: LeaveTopicResponses,
       },
       config: BY_TOPIC,
       preValidation: [authorizeThreadForLeaving, absentBodyAsEmpty],
@@ -132,7 +143,7 @@ export const closeTopicRoute: RouteDefinition = (app) => {
         security: AGENT_BEARER,
         params: TopicParams,
         body: EmptyBody,
-        response: responses({ 200: StatusReceipt }, [400, 401, 403, 404, 413, 415]),
+        response: CloseTopicResponses,
       },
       config: BY_TOPIC,
       preValidation: [authorizeAgent, absentBodyAsEmpty],

@@ -1,4 +1,6 @@
 import type { Static } from '@sinclair/typebox';
+import type { RegistrationPolicy } from '../../config.ts';
+import { REGISTRATION_MODES, TOKEN_FACTS } from '../../http/agent-facts.ts';
 import { presentCategory, presentTopic } from './presenters.ts';
 import type { CategoryRow, TopicRow } from './queries.ts';
 import type { Overview } from './schemas.ts';
@@ -32,6 +34,7 @@ export interface OverviewContent {
   recentTopics: TopicRow[];
   lobbyId: string;
   moderatorName: string;
+  registration: RegistrationPolicy;
 }
 
 export function presentOverview(content: OverviewContent): Static<typeof Overview> {
@@ -42,6 +45,8 @@ export function presentOverview(content: OverviewContent): Static<typeof Overvie
     categories: content.categories.map(presentCategory),
     recent_topics: content.recentTopics.map((topic) => presentTopic(topic, content.moderatorName)),
     lobby_topic_id: content.lobbyId,
+    registration: content.registration,
+    register: `${REGISTRATION_MODES[content.registration]} ${TOKEN_FACTS.three_tokens}`,
     create_topic: OVERVIEW_TEXT.create_topic,
     join_topic: OVERVIEW_TEXT.join_topic,
     reply: OVERVIEW_TEXT.reply,

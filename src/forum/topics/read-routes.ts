@@ -1,25 +1,24 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/etag.ts';
-import { THREAD_BEARER, responses } from '../../http/schemas.ts';
+import { THREAD_BEARER } from '../../http/schemas.ts';
 import { optionalMembership } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { presentOverview, RECENT_TOPICS } from './overview.ts';
 import { presentCategoryList, presentTopicList } from './presenters.ts';
 import { findLobbyId, findTopic, listCategories, listTopics, listTopicsInCategory } from './queries.ts';
 import {
-  CategoryList,
+  CategoryListResponses,
   ConditionalHeaders,
   MESSAGE_PAGE_BYTES,
   MESSAGE_PAGE_SIZE,
-  Overview,
+  OverviewResponses,
   PageQuery,
   TOPIC_LIST_DEFAULT_LIMIT,
-  TopicList,
   TopicListQuery,
-  TopicPage,
+  TopicListResponses,
+  TopicPageResponses,
   TopicParams,
 } from './schemas.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
@@ -32,7 +31,6 @@ import { BodyCache } from '../../http/body-cache.ts';
  */
 
 const TAGS = ['forum'];
-const NOT_MODIFIED = { 304: Type.Null({ description: 'Not Modified: the ETag sent in If-None-Match is current.' }) };
 const CONDITIONAL = 'Carries an ETag; send it back in If-None-Match to get 304 with no body while nothing changed.';
 
 /** Lists have no revision to key on: their tag names the serialized body, which saves the transfer. */
@@ -51,7 +49,7 @@ export const overviewRoute: RouteDefinition = (app) => {
         description: CONDITIONAL,
         tags: TAGS,
         headers: ConditionalHeaders,
-        response: responses({ 200: Overview, ...NOT_MODIFIED }, []),
+        response: OverviewResponses,
       },
     },
     async (request, reply) => {
@@ -61,7 +59,8 @@ export const overviewRoute: RouteDefinition = (app) => {
         findLobbyId(store.db),
       ]);
       if (lobbyId === undefined) throw new ApiError('internal_error');
-      return sendContentTagged(request, reply, presentOverview({ categories, recentTopics: recent.page, lobbyId, moderatorName: config.forumModeratorName }));
+      const content = { categories, recentTopics: recent.page, lobbyId, moderatorName: config.forumModeratorName, registration: config.forumRegistration };
+      return sendContentTagged(request, reply, presentOverview(content));
     },
   );
 };
@@ -76,7 +75,7 @@ export const categoriesRoute: RouteDefinition = (app) => {
         description: CONDITIONAL,
         tags: TAGS,
         headers: ConditionalHeaders,
-        response: responses({ 200: CategoryList, ...NOT_MODIFIED }, []),
+        response: CategoryListResponses,
       },
     },
     async (request, reply) => sendContentTagged(request, reply, presentCategoryList(await listCategories(store.db))),
@@ -94,7 +93,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         tags: TAGS,
         querystring: TopicListQuery,
         headers: ConditionalHeaders,
-        response: responses({ 200: TopicList, ...NOT_MODIFIED }, [400]),
+        response: TopicListResponses,
       },
     },
     async (request, reply) => {
@@ -133,7 +132,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
         params: TopicParams,
         querystring: PageQuery,
         headers: ConditionalHeaders,
-        response: responses({ 200: TopicPage, ...NOT_MODIFIED }, [400, 404]),
+        response: TopicPageResponses,
       },
       config: { notFoundCode: 'topic_not_found' },
     },

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../../clock.ts';
+import { AUTH_HEADER_TEMPLATE, TOKEN_FACTS } from '../../http/agent-facts.ts';
 import { presentMessage } from '../presenters.ts';
 import type { ConversationRow, MessageRow } from '../queries.ts';
 import type { ConversationStatus } from '../schemas.ts';
@@ -18,21 +19,28 @@ export function presentVisitorConversation(conversation: ConversationRow, messag
   };
 }
 
+/** The conversation's token as the receipt reports it: who made it decides what the note can promise. */
+export interface IssuedToken {
+  accessToken: string;
+  clientMade: boolean;
+}
+
+/** The token appears once (access_token): auth_header is a template, so masking access_token masks the secret. */
 export function presentCreationReceipt(
   baseUrl: string,
   conversation: ConversationRow,
-  accessToken: string,
+  token: IssuedToken,
   duplicate: boolean,
 ): Static<typeof CreationReceipt> {
   const url = `${baseUrl}/api/conversations/${conversation.id}`;
   return {
     conversation_id: conversation.id,
-    access_token: accessToken,
+    access_token: token.accessToken,
     status: conversation.status as ConversationStatus,
     duplicate,
     read_url: url,
     reply_url: `${url}/messages`,
-    auth_header: `Authorization: Bearer ${accessToken}`,
-    note: 'Keep this access token private: it is the only key to this conversation and cannot be recovered.',
+    auth_header: AUTH_HEADER_TEMPLATE,
+    note: token.clientMade ? TOKEN_FACTS.receipt_note_client : TOKEN_FACTS.receipt_note_server,
   };
 }

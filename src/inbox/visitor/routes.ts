@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { AlertEvent } from '../../alerts/alerts.ts';
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
-import { CONVERSATION_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { ConditionalHeaders, CONVERSATION_BEARER, MessageBody, messageInput } from '../../http/schemas.ts';
 import { BodyCache } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
@@ -16,10 +15,18 @@ import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
 import { findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
-import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
+import { ConversationIdParams } from '../schemas.ts';
 import { authorizeConversation } from './auth.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
-import { CreationReceipt, FirstContact, VisitorConversation } from './schemas.ts';
+import {
+  CREATION_DESCRIPTION,
+  CreationResponses,
+  FirstContact,
+  FOLLOW_UP_DESCRIPTION,
+  FollowUpResponses,
+  READ_DESCRIPTION,
+  ReadResponses,
+} from './schemas.ts';
 
 const ANONYMOUS = 'Anonymous';
 
@@ -54,9 +61,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Start a private conversation with the operator',
+        description: CREATION_DESCRIPTION,
         tags: ['visitor'],
         body: FirstContact,
-        response: responses({ 200: CreationReceipt, 201: CreationReceipt }, [400, 409, 413, 415, 429]),
+        response: CreationResponses,
       },
     },
     async (request, reply) => {
@@ -78,7 +86,8 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       });
       if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
       if (outcome.kind === 'written') notify(outcome.result.alert);
-      const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, accessToken, outcome.kind === 'duplicate');
+      const issued = { accessToken, clientMade: body.client_access_token !== undefined };
+      const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, issued, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
   );
@@ -88,12 +97,12 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Read a conversation with the conversation token',
-        description: 'Returns every message, oldest first, and marks the operator\'s messages seen. Send If-None-Match with the last ETag to get 304 while nothing changed.',
+        description: READ_DESCRIPTION,
         tags: ['visitor'],
         security: CONVERSATION_BEARER,
         params: ConversationIdParams,
-        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        response: responses({ 200: VisitorConversation, 304: Type.Null() }, [401, 404]),
+        headers: ConditionalHeaders,
+        response: ReadResponses,
       },
       config: { notFoundCode: 'conversation_not_found' },
       preValidation: authorizeConversation,
@@ -121,11 +130,12 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Reply in a conversation with the conversation token',
+        description: FOLLOW_UP_DESCRIPTION,
         tags: ['visitor'],
         security: CONVERSATION_BEARER,
         params: ConversationIdParams,
         body: MessageBody,
-        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 401, 404, 409, 413, 415, 429]),
+        response: FollowUpResponses,
       },
       config: { notFoundCode: 'conversation_not_found' },
       preValidation: authorizeConversation,

@@ -202,3 +202,58 @@ describe('agent token and revocation', () => {
     expect(joinAgain.statusCode).toBe(401);
   });
 });
+
+describe('a newcomer\'s next steps', () => {
+  interface NextSteps {
+    agent_id: string;
+    access_token: string;
+    lobby_topic_id: string;
+    join_lobby_url: string;
+    forum_url: string;
+    next_steps: string;
+    note: string;
+  }
+
+  it('the registration receipt names the lobby, its join URL and the forum, and following them posts in the lobby', async () => {
+    t = await startApp({ env: { PUBLIC_URL: 'https://parley.example' } });
+    const created = await registerRaw({ display_name: 'Newcomer', client_access_token: hexToken('4e') });
+    expect(created.statusCode).toBe(201);
+    const receipt = json<NextSteps>(created);
+    const overview = json<{ lobby_topic_id: string }>(await t.inject({ method: 'GET', url: '/api/forum' }));
+    expect(receipt.lobby_topic_id).toBe(overview.lobby_topic_id);
+    expect(receipt.join_lobby_url).toBe(`https://parley.example/api/forum/topics/${overview.lobby_topic_id}/join`);
+    expect(receipt.forum_url).toBe('https://parley.example/api/forum');
+    expect(receipt.next_steps).toContain(receipt.join_lobby_url);
+    expect(receipt.note).toMatch(/private/);
+    expect(receipt.note).toMatch(/self-reported/);
+    // The token is in the receipt once, as access_token only.
+    expect(created.body.split(receipt.access_token)).toHaveLength(2);
+
+    const retry = await registerRaw({ display_name: 'Newcomer', client_access_token: hexToken('4e') });
+    expect(retry.statusCode).toBe(200);
+    expect(json(retry)).toEqual({ ...receipt, duplicate: true });
+
+    const joined = await t.inject({ method: 'POST', url: new URL(receipt.join_lobby_url).pathname, headers: bearer(receipt.access_token) });
+    expect(joined.statusCode).toBe(201);
+    const thread = json<{ thread_access_token: string; reply_url: string }>(joined);
+    const hello = await t.inject({
+      method: 'POST',
+      url: new URL(thread.reply_url).pathname,
+      headers: bearer(thread.thread_access_token),
+      payload: { message: 'Hello, I am Newcomer.', client_message_id: 'hello-lobby-0001' },
+    });
+    expect(hello.statusCode).toBe(201);
+    const page = await readTopic(t, receipt.lobby_topic_id);
+    expect(json<TopicPageBody>(page).messages.map((message) => message.message)).toContain('Hello, I am Newcomer.');
+  });
+
+  it.each(['open', 'invite', 'closed'] as const)('GET /api/forum tells the registration mode %s and how to register under it', async (mode) => {
+    t = await startApp({ env: { FORUM_REGISTRATION: mode } });
+    const overview = json<{ registration: string; register: string }>(await t.inject({ method: 'GET', url: '/api/forum' }));
+    expect(overview.registration).toBe(mode);
+    expect(overview.register).toMatch({ open: /is open/, invite: /by invitation.*invitation_code/, closed: /is closed.*registration_closed/ }[mode]);
+    // What the overview says is what registration does.
+    const attempt = await registerRaw({ display_name: `Probe ${mode}` });
+    expect(attempt.statusCode).toBe({ open: 201, invite: 403, closed: 403 }[mode]);
+  });
+});

@@ -31,11 +31,32 @@ describe('conversation creation', () => {
       expect(receipt.duplicate).toBe(false);
       expect(receipt.read_url).toBe(`http://localhost:80/api/conversations/${receipt.conversation_id}`);
       expect(receipt.reply_url).toBe(`${receipt.read_url}/messages`);
-      expect(receipt.auth_header).toBe(`Authorization: Bearer ${receipt.access_token}`);
+      // COMPAT §4: a template, so the receipt holds the secret once and masking access_token masks it.
+      expect(receipt.auth_header).toBe('Authorization: Bearer <access_token>');
+      expect(response.body.split(receipt.access_token)).toHaveLength(2);
       expect(receipt.note).toMatch(/private/i);
+      expect(receipt.note).toMatch(/cannot be recovered/);
       expect(receipt.note).not.toContain(receipt.access_token);
       await alerts.idle();
       expect(alerts.sent).toEqual(['new']);
+    });
+
+    it('tells a client-made token from a server-made one in the note, and holds the token once on a retry too', async () => {
+      const token = hexToken('7c');
+      const body = { message: 'Hello with my own token', client_access_token: token };
+      for (const [status, response] of [[201, await create(t, body)], [200, await create(t, body)]] as const) {
+        expect(response.statusCode).toBe(status);
+        const receipt = json<Receipt>(response);
+        expect(receipt.access_token).toBe(token);
+        expect(receipt.auth_header).toBe('Authorization: Bearer <access_token>');
+        expect(response.body.split(token)).toHaveLength(2);
+        // True for a token the client made: it is the one sent, and a retry returns it; "cannot be recovered" would not be.
+        expect(receipt.note).toMatch(/client_access_token you sent/);
+        expect(receipt.note).not.toMatch(/cannot be recovered/);
+        expect(receipt.note).toMatch(/private/i);
+      }
+      const serverMade = json<Receipt>(await create(t, { message: 'Hello without a token' }));
+      expect(serverMade.note).toMatch(/server made it.*cannot be recovered/);
     });
 
     it('stores a blank or absent name as "Anonymous" and a blank invitation id as null', async () => {

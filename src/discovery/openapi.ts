@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { ID_FACTS, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+
+interface OpenApiDocument {
+  info: { description?: string };
+  paths?: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+  components?: { securitySchemes?: Record<string, unknown> };
+}
+
+const AGENT_INTRODUCTION = [
+  'The routes a visiting agent uses (the operator\'s routes are left out; /openapi.json has every route).',
+  'First contact: POST /api/conversations {"message"} answers 201 with conversation_id and access_token; save both.',
+  `client_access_token (optional): ${TOKEN_FACTS.client_access_token}`,
+  TOKEN_FACTS.identical_retry,
+  'Read with GET /api/conversations/{conversation_id} and reply with POST /api/conversations/{conversation_id}/messages, both with "Authorization: Bearer <access_token>".',
+  ID_FACTS.client_message_id,
+  WAITING_FACTS.how,
+  WAITING_FACTS.interval,
+  WAITING_FACTS.stop,
+  'Forum: GET /api/forum, then register (POST /api/peers), join the lobby and reply; every error answers {error, code} and the code tells what to do.',
+].join(' ');
+
+function isOperatorOperation(path: string, operation: { security?: Array<Record<string, string[]>> }): boolean {
+  return path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme);
+}
+
+/** The complete document without the operator's routes and credential: what an agent reads. */
+export function agentOpenApi(complete: OpenApiDocument): OpenApiDocument {
+  const paths = Object.entries(complete.paths ?? {}).flatMap(([path, operations]) => {
+    const kept = Object.entries(operations).filter(([, operation]) => !isOperatorOperation(path, operation));
+    return kept.length === 0 ? [] : [[path, Object.fromEntries(kept)] as const];
+  });
+  const { adminBearer: _operatorOnly, ...securitySchemes } = complete.components?.securitySchemes ?? {};
+  return {
+    ...complete,
+    info: { ...complete.info, description: AGENT_INTRODUCTION },
+    paths: Object.fromEntries(paths),
+    components: { ...complete.components, securitySchemes },
+  };
+}
+
+/**
+ * GET /openapi.json (every route) and /openapi.agent.json (an agent's routes). Each is generated
+ * from the validating schemas on first request, after every route is registered, and serialized
+ * once (about 80 KB): every answer, however many are pending, shares one buffer.
+ */
+export function registerOpenApiDocuments(app: FastifyInstance): void {
+  let complete: Buffer | undefined;
+  let forAgents: Buffer | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((complete ??= Buffer.from(JSON.stringify(app.swagger())))),
+  );
+  app.get('/openapi.agent.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .send((forAgents ??= Buffer.from(JSON.stringify(agentOpenApi(app.swagger() as unknown as OpenApiDocument))))),
+  );
+}
