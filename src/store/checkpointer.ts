@@ -42,16 +42,28 @@ export class Checkpointer {
   #running = false;
   #closed = false;
 
-  constructor(file: string, onError: (error: Error & { code?: string }) => void) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  /**
+   * `onError` hears of a checkpoint that failed; `onLost` is called once if the worker cannot start
+   * or dies, so that the writer's connection checkpoints by itself again and the log never grows
+   * without bound.
+   */
+  constructor(
+    file: string,
+    handlers: { onError: (error: Error & { code?: string }) => void; onLost: () => void },
+    driver = createRequire(import.meta.url).resolve('better-sqlite3'),
+  ) {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } });
     this.#worker.unref();
     this.#worker.on('message', (result: { ok: boolean; code?: string; message?: string }) => {
       this.#running = false;
-      if (!result.ok) onError(Object.assign(new Error(result.message), { code: result.code }));
+      if (!result.ok) handlers.onError(Object.assign(new Error(result.message), { code: result.code }));
       if (this.#commandsSince >= CHECKPOINT_COMMANDS) this.#start();
     });
-    this.#worker.on('error', (error) => onError(error));
+    this.#worker.on('error', () => {});
+    this.#worker.once('exit', () => {
+      if (!this.#closed) handlers.onLost();
+      this.#closed = true;
+    });
   }
 
   /** After a commit of `commands` commands. */

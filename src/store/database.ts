@@ -187,7 +187,10 @@ export function openStore(options: StoreOptions): Store {
       health.noteError(error);
       throw error;
     });
-  const checkpointer = new Checkpointer(path.join(options.dataDir, SQLITE_FILE_NAME), (error) => health.noteError(error));
+  const checkpointer = new Checkpointer(path.join(options.dataDir, SQLITE_FILE_NAME), {
+    onError: (error) => health.noteError(error),
+    onLost: () => sqlite.pragma('wal_autocheckpoint = 1000'),
+  });
   const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands));
   return {
     db,
