@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,5 +109,23 @@ describe('two instances on one store', () => {
     expect(retries.map((result) => result.status).sort(), JSON.stringify(retries.filter((result) => result.status >= 300))).toEqual([...Array(19).fill(200), 201]);
     expect(new Set(retries.map((result) => result.body.message_id)).size).toBe(1);
     expect((await send(0, `/api/conversations/${id}/messages`, { message: 'one more' }, auth)).body.code).toBe('conversation_full');
+  });
+
+  it('shows a write through one instance in the other\'s cached operator list and overview at once', async () => {
+    const { ADMIN_TOKEN } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { ADMIN_TOKEN: string };
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const read = async (url: string) => (await (await fetch(`${bases[0]}${url}`, { headers: admin, signal: AbortSignal.timeout(15_000) })).json()) as Record<string, unknown>;
+    const listed = async () => (await read('/api/admin/conversations?limit=100')).conversations as { id: string; message_count: number }[];
+    const total = async () => ((await read('/api/admin/overview')).totals as { total_conversations: number }).total_conversations;
+    const totalBefore = await total();
+    await listed();
+    const created = await send(1, '/api/conversations', { message: 'Written through the second instance.' }, { 'x-forwarded-for': '198.51.100.200' });
+    expect(created.status).toBe(201);
+    const id = created.body.conversation_id;
+    expect((await listed()).map((row) => row.id)).toContain(id);
+    expect(await total()).toBe(totalBefore + 1);
+    const reply = await send(1, `/api/conversations/${id}/messages`, { message: 'And a follow-up.' }, { authorization: `Bearer ${created.body.access_token}` });
+    expect(reply.status).toBe(201);
+    expect((await listed()).find((row) => row.id === id)?.message_count).toBe(2);
   });
 });

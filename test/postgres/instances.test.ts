@@ -59,7 +59,23 @@ describe('two server processes on one PostgreSQL database', () => {
     expect(servers.every((server) => server.child.exitCode === null)).toBe(true);
   });
 
+  it('shows a write through one instance in the other\'s cached operator list and overview at once', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const listed = async () => (await send(0, 'GET', '/api/admin/conversations?limit=100', undefined, admin)).body.conversations as { id: string; message_count: number }[];
+    const total = await totalConversations();
+    await listed();
+    const created = await send(1, 'POST', '/api/conversations', { message: 'Written through the second instance.' });
+    expect(created.status).toBe(201);
+    const id = created.body.conversation_id as string;
+    expect((await listed()).map((row) => row.id)).toContain(id);
+    expect(await totalConversations()).toBe(total + 1);
+    const reply = await send(1, 'POST', `/api/conversations/${id}/messages`, { message: 'And a follow-up.' }, { authorization: `Bearer ${created.body.access_token as string}` });
+    expect(reply.status).toBe(201);
+    expect((await listed()).find((row) => row.id === id)?.message_count).toBe(2);
+  });
+
   it('answers 100 racing identical creations with one client token across both with one 201 and 99 200s', async () => {
+    const before = await totalConversations();
     const started = Date.now();
     const token = 'c0ffee'.repeat(11).slice(0, 64);
     const answers = await Promise.all(
@@ -71,7 +87,7 @@ describe('two server processes on one PostgreSQL database', () => {
     expect(tally(answers)).toEqual({ 200: 99, 201: 1 });
     expect(new Set(answers.map((answer) => answer.body.conversation_id)).size).toBe(1);
     expect(answers.filter((answer) => answer.status === 200).every((answer) => answer.body.duplicate === true)).toBe(true);
-    expect(await totalConversations()).toBe(1);
+    expect(await totalConversations()).toBe(before + 1);
   });
 
   it('makes one membership when one agent joins one topic from both processes at once with one client token', async () => {
