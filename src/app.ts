@@ -21,6 +21,9 @@ import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
 import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
+import { ChangeHub } from './live/hub.ts';
+import { PostgresRelay } from './live/postgres-relay.ts';
+import { registerEventStream } from './live/routes.ts';
 import { RequestLogController } from './logging.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
@@ -31,6 +34,8 @@ export interface Services {
   clock: Clock;
   limiter: Limiter;
   alerts: Alerts;
+  /** Changes published after their commit, for the reads held by ?wait=. */
+  live: ChangeHub;
   version: string;
 }
 
@@ -75,8 +80,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     limiter: new Limiter(options.config.limits, clock),
     alerts: options.alerts ?? alertsOff,
+    live: new ChangeHub(options.config.maxWaiters, clock),
     version: VERSION,
   } satisfies Services);
+  // A stopping server answers its held reads now rather than at the end of their wait.
+  app.addHook('preClose', async () => app.services.live.releaseAll());
+  if (options.config.databaseUrl) {
+    // Several instances share one PostgreSQL database: each change reaches the others' held reads and streams.
+    const relay = new PostgresRelay(options.config.databaseUrl, app.services.live, app.log);
+    app.addHook('onClose', () => relay.stop());
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBody(app);
@@ -127,6 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
   await app.register(registerForum);
+  await app.register(registerEventStream);
   await app.register(registerPages, { pagesDir: options.pagesDir });
 
   registerOpenApiDocuments(app);

@@ -77,6 +77,10 @@ export interface Config {
   retentionAllowLargeDelete: boolean;
   logLevel: LogLevel;
   transport: TransportConfig;
+  /** MAX_WAITERS: reads held open by ?wait= at once; past it a read with wait answers at once. */
+  maxWaiters: number;
+  /** EVENTS_HEARTBEAT_SECONDS: how often the operator's event stream sends a comment to keep proxies from closing it. */
+  eventsHeartbeatSeconds: number;
   /** SHUTDOWN_DRAIN_SECONDS: how long a stopping server waits for requests under way before it exits without them. */
   shutdownDrainSeconds: number;
 }
@@ -254,5 +258,7 @@ export function readConfig(env: Env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     transport: transport(env),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 3_600),
+    maxWaiters: integer(env, 'MAX_WAITERS', 10_000, 0, 1_000_000),
+    eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
   };
 }

@@ -72,6 +72,7 @@ export function llmsText(base: string, config: Config, version: string): string 
     '',
     '## Waiting for an answer',
     `- ${guide.waiting.how}`,
+    `- ${guide.waiting.wait}`,
     `- ${guide.waiting.interval}`,
     `- ${guide.waiting.stop}`,
     `- ${guide.seen_marker}`,

@@ -12,6 +12,7 @@ import {
   TOKEN_FACTS,
   WAITING_FACTS,
 } from '../http/agent-facts.ts';
+import { MAX_WAIT_SECONDS } from '../http/schemas.ts';
 import type { AgentGuide } from './schemas.ts';
 
 /** A client_message_id that passes the pattern, for the sample bodies. */
@@ -91,6 +92,8 @@ export function agentGuide(base: string, config: Config, version: string): Stati
     ids: { ids: ID_FACTS.ids, client_message_id: ID_FACTS.client_message_id, timestamps: ID_FACTS.timestamps },
     waiting: {
       how: WAITING_FACTS.how,
+      wait: WAITING_FACTS.wait,
+      max_wait_seconds: MAX_WAIT_SECONDS,
       interval: WAITING_FACTS.interval,
       stop: WAITING_FACTS.stop,
       poll_interval_seconds: POLL.firstSeconds,

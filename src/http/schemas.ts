@@ -1,5 +1,5 @@
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ERROR_ADVICE, ID_FACTS } from './agent-facts.ts';
+import { ERROR_ADVICE, ID_FACTS, WAITING_FACTS } from './agent-facts.ts';
 import { ERROR_CODES, ERRORS, type ErrorCode } from './errors.ts';
 
 /** A shared schema with the description of the one place it is used (what the field means there). */
@@ -153,6 +153,14 @@ export const NotModified = Type.Null({
 export const ConditionalHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the copy you hold: 304 with no body while it is current.' })),
 });
+
+/** The longest a read may be held by ?wait=, in seconds. */
+export const MAX_WAIT_SECONDS = 60;
+
+export const WaitParameter = Type.Integer({ minimum: 1, maximum: MAX_WAIT_SECONDS, description: WAITING_FACTS.wait });
+
+/** The query of a read an agent may wait on (a long-poll; src/live/long-poll.ts). */
+export const WaitQuery = Type.Object({ wait: Type.Optional(WaitParameter) });
 
 export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];

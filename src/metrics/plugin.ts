@@ -48,6 +48,13 @@ function scrapeTimeGauges(app: FastifyInstance, metrics: Metrics, options: Metri
   writes('queued', 'Writes waiting for the store\'s writer now (SQLite group commit; 0 on PostgreSQL).');
   writes('batches', 'Write transactions committed since start: one per batch on SQLite, one per write on PostgreSQL.');
   writes('commands', 'Writes run since start; commands over batches is the mean batch size.');
+  metrics.gauge({
+    name: 'parley_live_waiters',
+    help: 'Reads held by ?wait= now, waiting for a change.',
+    collect() {
+      this.set(app.services.live.waiting);
+    },
+  });
   const conversations = metrics.gauge({ name: 'parley_conversations', help: 'Conversations stored.' });
   const unreadThreads = metrics.gauge({ name: 'parley_unread_threads', help: 'Conversations with a message the operator has not read.' });
   metrics.onScrape(async () => {

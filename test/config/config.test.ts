@@ -85,6 +85,10 @@ describe('readConfig', () => {
     expect(readConfig({}).shutdownDrainSeconds).toBe(10);
     expect(readConfig({ SHUTDOWN_DRAIN_SECONDS: '0' }).shutdownDrainSeconds).toBe(0);
     expect(readConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(readConfig({}).maxWaiters).toBe(10_000);
+    expect(readConfig({ MAX_WAITERS: '0' }).maxWaiters).toBe(0);
+    expect(readConfig({}).eventsHeartbeatSeconds).toBe(15);
+    expect(readConfig({ EVENTS_HEARTBEAT_SECONDS: '1' }).eventsHeartbeatSeconds).toBe(1);
   });
 
   it.each([
@@ -118,6 +122,12 @@ describe('readConfig', () => {
     ['SHUTDOWN_DRAIN_SECONDS', '3601'],
     ['SHUTDOWN_DRAIN_SECONDS', '2.5'],
     ['SHUTDOWN_DRAIN_SECONDS', '10s'],
+    ['MAX_WAITERS', 'many'],
+    ['MAX_WAITERS', '-1'],
+    ['MAX_WAITERS', '1000001'],
+    ['EVENTS_HEARTBEAT_SECONDS', '0'],
+    ['EVENTS_HEARTBEAT_SECONDS', '301'],
+    ['EVENTS_HEARTBEAT_SECONDS', '1.5'],
   ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

@@ -14,7 +14,7 @@ interface Guide {
   openapi_agent_url: string;
   tokens: Record<'auth_header' | 'access_token' | 'client_access_token' | 'server_token' | 'identical_retry' | 'client_token_conflict', string>;
   ids: { client_message_id: string };
-  waiting: { how: string; interval: string; stop: string; poll_interval_seconds: number; slow_poll_interval_seconds: number; give_up_after_days: number };
+  waiting: { how: string; wait: string; max_wait_seconds: number; interval: string; stop: string; poll_interval_seconds: number; slow_poll_interval_seconds: number; give_up_after_days: number };
   seen_marker: string;
   self_identification: { purpose: string; identity: Record<string, string> };
   newcomers: { registration: string; registration_note: string; tokens: string; posting_mode: string; sender_role: string; trust: string; steps: Step[] };
@@ -26,6 +26,7 @@ interface Property {
 }
 interface Operation {
   description: string;
+  parameters?: Array<{ name: string; in: string; description?: string; schema: { minimum?: number; maximum?: number } }>;
   requestBody?: { content: Record<string, { schema: Property }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Property }> }>;
 }
@@ -101,6 +102,18 @@ describe('the facts an agent needs, in the guide, llms.txt and the OpenAPI docum
     const read = openapi.paths['/api/conversations/{conversation_id}']!.get!;
     for (const fact of [guide.waiting.how, guide.waiting.interval, guide.waiting.stop, guide.seen_marker]) expect(read.description).toContain(fact);
     expect(read.responses['304']!.description).toMatch(/If-None-Match/);
+    // Waiting with ?wait= rather than polling in a loop: the guide, llms.txt and the parameter say it alike.
+    expect(guide.waiting.how).toMatch(/\?wait=/);
+    expect(guide.waiting.interval).toMatch(/rather than polling in a loop/);
+    expect(guide.waiting.max_wait_seconds).toBe(60);
+    expect(guide.waiting.wait).toMatch(/1 to 60 whole seconds/);
+    expect(waiting).toContain(guide.waiting.wait);
+    expect(read.description).toContain(guide.waiting.wait);
+    for (const path of ['/api/conversations/{conversation_id}', '/api/forum/topics/{topic_id}', '/api/forum/topics/{topic_id}/owner']) {
+      const wait = openapi.paths[path]!.get!.parameters!.find((parameter) => parameter.name === 'wait' && parameter.in === 'query');
+      expect(wait?.description, path).toBe(guide.waiting.wait);
+      expect(wait?.schema).toMatchObject({ minimum: 1, maximum: guide.waiting.max_wait_seconds });
+    }
     const message = read.responses['200']!.content!['application/json']!.schema.properties!.messages!.items!;
     expect(message.properties!.seen_at!.description).toBe(guide.seen_marker);
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConversation, startApp, type TestApp } from '../helpers.ts';
+import { bearer, createConversation, startApp, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { closeTelegramApp, contact, followUp, sendTestAlert, startTelegramApp, type TelegramApp } from '../alerts/support.ts';
 import { fillTheDisk } from '../store/disk-full.ts';
@@ -36,6 +36,19 @@ describe('metrics of store errors and alert deliveries', () => {
     // The two creations and the one the full disk refused ran as commands, each committed (or rolled back) in a transaction.
     expect(valueOf(samples, 'parley_store_write_commands')).toBeGreaterThanOrEqual(3);
     expect(valueOf(samples, 'parley_store_write_batches')).toBeGreaterThanOrEqual(2);
+  });
+
+  it('shows the reads held by ?wait= as they wait', async () => {
+    t = await startApp();
+    const app = t;
+    const created = await createConversation(app);
+    const url = `/api/conversations/${created.conversation_id}`;
+    const first = await app.inject({ method: 'GET', url, headers: bearer(created.access_token) });
+    const held = app.inject({ method: 'GET', url: `${url}?wait=2`, headers: { ...bearer(created.access_token), 'if-none-match': String(first.headers.etag) } });
+    for (let turn = 0; turn < 100 && app.app.services.live.waiting === 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(valueOf((await scrape(app)).samples, 'parley_live_waiters')).toBe(1);
+    expect((await held).statusCode).toBe(304);
+    expect(valueOf((await scrape(app)).samples, 'parley_live_waiters')).toBe(0);
   });
 
   it('counts alerts sent, held back by a budget, and failed, by kind', async () => {

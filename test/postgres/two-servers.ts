@@ -8,6 +8,8 @@ export interface TwoServers {
   /** The two servers' base URLs, filled once both answer health. */
   bases: string[];
   servers: ServeProcess[];
+  /** The name of the database both serve, filled in beforeAll. */
+  databaseName: string;
 }
 
 /**
@@ -16,10 +18,11 @@ export interface TwoServers {
  * afterAll. `env` adds to the database URL, the secrets and LOG_LEVEL=warn.
  */
 export function twoServers(label: string, env: Record<string, string>): TwoServers {
-  const started: TwoServers = { bases: [], servers: [] };
+  const started: TwoServers = { bases: [], servers: [], databaseName: '' };
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   beforeAll(async () => {
     database = await freshDatabase(postgresRun().runId, label, postgresRun().adminUrl);
+    started.databaseName = database.name;
     const ports = [await freePort(), await freePort()];
     for (const port of ports) {
       started.servers.push(serve({ DATABASE_URL: database.url, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'warn', ...env, PORT: String(port) }));

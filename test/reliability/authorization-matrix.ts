@@ -39,6 +39,8 @@ export interface Route {
   success: number;
   /** Cells the contract decides otherwise than the guard's rule, with the reason. */
   exceptions?: Partial<Record<Credential, Expected>>;
+  /** An event stream: it never ends, so a 200 is read up to its headers only. */
+  stream?: true;
 }
 
 export const ROUTES: Route[] = [
@@ -84,6 +86,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/api/admin/forum/bridges', guard: 'admin', success: 200 },
   { method: 'GET', path: '/api/admin/forum/bridges/:topic/:agent', guard: 'admin', success: 200 },
   { method: 'POST', path: '/api/admin/forum/bridges/:topic/:agent/messages', body: { message: 'matrix' }, guard: 'admin', success: 201 },
+  { method: 'GET', path: '/api/admin/events', guard: 'admin', success: 200, stream: true },
 ];
 
 export interface Expected {

@@ -1,13 +1,17 @@
+import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, bearer, createConversation, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 import { CREDENTIALS, disguisedPaths, expected, ROUTES, type Credential, type Route } from './authorization-matrix.ts';
-import { RAISED_LIMITS } from './support.ts';
+import { injectAnswer, RAISED_LIMITS } from './support.ts';
 
 /** Runs authorization-matrix.ts: every route against every kind of credential, on fresh fixtures per route. */
 interface Fixtures {
   ids: Record<string, string>;
   tokens: Record<Exclude<Credential, 'none' | 'malformed'>, string>;
 }
+
+/** Sends one cell's request; an event stream's 200 is read up to its headers. */
+const send = (app: TestApp, route: Route, options: InjectOptions) => injectAnswer(app, options, route.stream === true);
 
 describe('authorization matrix (CONTRACT §2)', () => {
   let t: TestApp;
@@ -87,7 +91,7 @@ describe('authorization matrix (CONTRACT §2)', () => {
       const url = route.path.replace(/:(\w+)/g, (_match, name: string) => given.ids[name]!);
       for (const credential of order(route)) {
         const want = expected(route, credential);
-        const response = await t.inject({
+        const response = await send(t, route, {
           method: route.method,
           url,
           headers: headers(credential, given),
@@ -114,7 +118,7 @@ describe('authorization matrix (CONTRACT §2)', () => {
       const cells: Array<[Credential, string]> = [['none', prefixEncoded!], ['none', segmentEncoded!], ...right.map((credential): [Credential, string] => [credential, prefixEncoded!])];
       for (const [credential, path] of cells) {
         const want = expected(route, credential);
-        const response = await t.inject({ method: route.method, url: path, headers: headers(credential, given), ...(route.body ? { payload: route.body } : {}) });
+        const response = await send(t, route, { method: route.method, url: path, headers: headers(credential, given), ...(route.body ? { payload: route.body } : {}) });
         const got = { status: response.statusCode, code: want.code === undefined ? undefined : response.json<{ code?: string }>().code };
         const apiHeaders = response.headers['cache-control'] === 'no-store' && response.headers['x-content-type-options'] === 'nosniff' && response.headers['referrer-policy'] === 'no-referrer';
         if (got.status !== want.status || got.code !== want.code || !apiHeaders) {
@@ -134,7 +138,7 @@ describe('authorization matrix (CONTRACT §2)', () => {
         const url = route.path.replace(/:(\w+)/g, someId);
         const open = route.path === '/api/health' || route.path === '/api/agent-guide';
         for (const path of [url, ...disguisedPaths(url)]) {
-          const response = await unconfigured.inject({ method: route.method, url: path, ...(route.body ? { payload: route.body } : {}) });
+          const response = await send(unconfigured, route, { method: route.method, url: path, ...(route.body ? { payload: route.body } : {}) });
           const refused = response.statusCode === 503 && response.json<{ code?: string }>().code === 'not_configured';
           if (refused === open || response.statusCode === 404) mismatches.push(`${route.method} ${path}: ${response.statusCode} ${response.body.slice(0, 120)}`);
         }

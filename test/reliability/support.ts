@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TEST_STORE } from '../helpers.ts';
+import type { InjectOptions } from 'fastify';
+import { TEST_STORE, type TestApp } from '../helpers.ts';
 import { postgresRun } from '../postgres/app-databases.ts';
 import { freshDatabase } from '../postgres/databases.ts';
 
@@ -57,4 +58,26 @@ export async function processStore(label: string): Promise<ProcessStore> {
     };
   }
   return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+/** What the suites read of an answer, whether or not it was a stream. */
+export interface Answer {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+  json<T>(): T;
+}
+
+/**
+ * Injects a request; on the event stream (GET /api/admin/events), which never ends, a 200 is read
+ * up to its headers and then dropped, and any other answer is read whole.
+ */
+export async function injectAnswer(app: TestApp, options: InjectOptions, stream: boolean): Promise<Answer> {
+  if (!stream) return app.inject(options);
+  const response = await app.inject({ ...options, payloadAsStream: true });
+  const body = response.stream();
+  let text = '';
+  if (response.statusCode === 200) body.destroy();
+  else for await (const chunk of body) text += String(chunk);
+  return { statusCode: response.statusCode, headers: response.headers, body: text, json: <T>() => JSON.parse(text) as T };
 }

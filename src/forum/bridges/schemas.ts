@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { described, NullableTimestamp, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
+import { described, NotModified, NullableTimestamp, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
 import { literals } from '../schemas.ts';
 
 export const BridgeMessage = Type.Object({
@@ -16,7 +16,10 @@ export const BridgeThread = Type.Object({
 });
 
 export const BridgeReadResponses = responses(
-  { 200: described(BridgeThread, 'Your private channel with the operator about this topic; the operator\'s messages are now marked seen.') },
+  {
+    200: described(BridgeThread, 'Your private channel with the operator about this topic; the operator\'s messages are now marked seen. Carries an ETag.'),
+    304: NotModified,
+  },
   { 401: ['thread_token_required'], 404: ['topic_not_found'] },
 );
 export const BridgeSummary = Type.Object({

@@ -1,5 +1,6 @@
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { bridgeKey } from '../../live/hub.ts';
 import { runCommand } from '../../store/commands.ts';
 import { appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
 import { readBridge } from '../bridges/commands/read-bridge.ts';
@@ -33,7 +34,7 @@ export const listBridgesRoute: RouteDefinition = (app) => {
 };
 
 export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
-  const { store, clock } = app.services;
+  const { store, clock, live } = app.services;
   app.get(
     '/api/admin/forum/bridges/:topic_id/:agent_id',
     {
@@ -49,13 +50,16 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
     async (request) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      return presentBridgeThread(key, await runCommand(store, readBridge, { key, reader: 'operator', now: clock.now() }));
+      const messages = await runCommand(store, readBridge, { key, reader: 'operator', now: clock.now() });
+      // The agent sees its messages' seen markers move.
+      live.publish(bridgeKey(key.topicId, key.agentId));
+      return presentBridgeThread(key, messages);
     },
   );
 };
 
 export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
-  const { store, clock } = app.services;
+  const { store, clock, live } = app.services;
   app.post(
     '/api/admin/forum/bridges/:topic_id/:agent_id/messages',
     {
@@ -74,6 +78,7 @@ export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
       const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...messageInput(request.body), now: clock.now() });
+      if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: outcome.result.messageId });
       return answerMessageWrite(reply, key.topicId, outcome);
     },
   );

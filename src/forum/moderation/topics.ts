@@ -84,7 +84,7 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
 };
 
 export const moderatorPostRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, config } = app.services;
+  const { store, limiter, clock, config, live } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/messages',
     {
@@ -109,13 +109,14 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
         now: clock.now(),
         limiter,
       });
+      if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: topicId, message_id: outcome.result.messageId });
       return answerMessageWrite(reply, topicId, outcome);
     },
   );
 };
 
 export const topicStatusRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
+  const { store, live } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/status',
     {
@@ -132,6 +133,7 @@ export const topicStatusRoute: RouteDefinition = (app) => {
     async (request) => {
       const outcome = await runCommand(store, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status });
       if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
+      live.emit({ type: 'forum.topic', topic_id: outcome.topicId });
       return presentStatusReceipt(outcome.topicId, outcome.status);
     },
   );

@@ -1,6 +1,7 @@
 import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
+import { topicKey } from '../../live/hub.ts';
 import { runCommand } from '../../store/commands.ts';
 import { absentBodyAsEmpty, authorizeAgent, authorizeThreadForLeaving } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
@@ -32,7 +33,7 @@ const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 const tokenConflict = () => new ApiError('client_token_conflict', { message: 'This client thread token is already in use for a different request.' });
 
 export const createTopicRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock } = app.services;
+  const { store, limiter, clock, live } = app.services;
   app.post(
     '/api/forum/topics',
     {
@@ -61,6 +62,7 @@ export const createTopicRoute: RouteDefinition = (app) => {
         now: clock.now(),
       });
       if (outcome.kind === 'conflict' || outcome.kind === 'token_in_use') throw tokenConflict();
+      if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
       const receipt = presentThreadReceipt(baseUrl(request), outcome.result.topicId, token.value, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
@@ -68,7 +70,7 @@ export const createTopicRoute: RouteDefinition = (app) => {
 };
 
 export const joinTopicRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock } = app.services;
+  const { store, limiter, clock, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/join',
     {
@@ -101,13 +103,14 @@ export const joinTopicRoute: RouteDefinition = (app) => {
         case 'token_in_use':
           throw tokenConflict();
       }
+      if (outcome.kind === 'written') live.publish(topicKey(topicId));
       return reply.code(writtenStatus(outcome)).send(presentThreadReceipt(baseUrl(request), topicId, token.value, outcome.kind === 'duplicate'));
     },
   );
 };
 
 export const leaveTopicRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
+  const { store, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/leave',
     {
@@ -126,13 +129,14 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
     async (request) => {
       const membership = request.membership!;
       const outcome = await runCommand(store, leaveTopic, { topicId: membership.topic_id, agentId: membership.agent_id });
+      if (outcome.kind === 'left') live.publish(topicKey(membership.topic_id));
       return presentLeaveReceipt(outcome.kind === 'already_left');
     },
   );
 };
 
 export const closeTopicRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
+  const { store, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/close',
     {
@@ -153,6 +157,7 @@ export const closeTopicRoute: RouteDefinition = (app) => {
       const outcome = await runCommand(store, closeTopic, { topicId, agentId: request.peerAgent!.id });
       if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
       if (outcome.kind === 'not_creator') throw new ApiError('forbidden', { message: 'Only the agent that created this topic may close it.' });
+      live.emit({ type: 'forum.topic', topic_id: topicId });
       return presentStatusReceipt(topicId, 'closed');
     },
   );

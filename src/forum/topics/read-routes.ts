@@ -3,6 +3,8 @@ import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/etag.ts';
 import { THREAD_BEARER } from '../../http/schemas.ts';
+import { topicKey } from '../../live/hub.ts';
+import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { optionalMembership } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { presentOverview, RECENT_TOPICS } from './overview.ts';
@@ -112,7 +114,7 @@ export const topicListRoute: RouteDefinition = (app) => {
 };
 
 export const topicPageRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
+  const { store, config, live } = app.services;
   const moderator = config.forumModeratorName;
   // Serialized pages under their ETag: every visible change moves the tag in the transaction that makes it.
   const pageCache = new BodyCache();
@@ -138,13 +140,20 @@ export const topicPageRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const topicId = request.params.topic_id;
-      const topic = await findTopic(store.db, topicId);
-      if (!topic) throw new ApiError('topic_not_found');
-      const view = topic.visibility === 'listed' ? 'public' : 'member';
+      const found = await findTopic(store.db, topicId);
+      if (!found) throw new ApiError('topic_not_found');
+      const view = found.visibility === 'listed' ? 'public' : 'member';
       if (view === 'member' && !(await optionalMembership(request, topicId))) throw new ApiError('topic_not_found');
       // Query ids are not lowercased with the path's.
       const page = { before: request.query.before?.toLowerCase(), view, moderatorName: moderator } as const;
-      const etag = topicPageTag(topic, page);
+      // A member who left while the read was held reads no more of an unlisted topic.
+      const reread = async () => {
+        const topic = await findTopic(store.db, topicId);
+        if (!topic || (view === 'member' && !(await optionalMembership(request, topicId)))) throw new ApiError('topic_not_found');
+        return topic;
+      };
+      const held = { hub: live, key: topicKey(topicId), seconds: request.query.wait, current: found, tag: (topic: typeof found) => topicPageTag(topic, page), reread };
+      const etag = topicPageTag(await holdWhileCurrent(request, reply, held), page);
       if (etagMatches(request.headers['if-none-match'], etag)) return sendNotModified(reply, etag);
       const cached = pageCache.get(etag);
       if (cached !== undefined) return sendTagged(request, reply, etag, cached);

@@ -7,6 +7,7 @@ import {
   IdParam,
   MessageText,
   NotModified,
+  WaitParameter,
   NullableTimestamp,
   responses,
   Timestamp,
@@ -116,6 +117,7 @@ export const TopicListQuery = Type.Object({
 export const AdminTopicListQuery = Type.Composite([TopicListQuery, Type.Object({ visibility: Type.Optional(VisibilitySchema) })]);
 export const PageQuery = Type.Object({
   before: Type.Optional(CloneType(IdParam, { description: 'next_before of the previous page, to read the next older page; absent means the newest page.' })),
+  wait: Type.Optional(WaitParameter),
 });
 /** A read that answers 304 while the client's copy, named by the ETag it was given, is current. */
 export { ConditionalHeaders } from '../../http/schemas.ts';

@@ -40,7 +40,9 @@ const notFound = () => new ApiError('conversation_not_found');
 
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config } = app.services;
+  const { store, limiter, clock, config, live } = app.services;
+  // After the commit: the event stream, and the visitor's reads held on the conversation (?wait=).
+  const updated = (conversationId: string) => live.emit({ type: 'conversation.updated', conversation_id: conversationId });
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache();
 
@@ -100,6 +102,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const seen = await runCommand(store, markSeen, { conversationId: id, reader: 'admin', now: clock.now() });
         if (seen.kind === 'missing') throw notFound();
         ({ conversation, messages } = seen);
+        updated(id);
       }
       return presentOperatorConversation(conversation, messages);
     },
@@ -121,6 +124,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const deletion = await runCommand(store, deleteConversation, { conversationId: request.params.conversation_id });
       if (deletion.kind === 'missing') throw notFound();
+      live.emit({ type: 'conversation.deleted', conversation_id: deletion.conversationId });
       return presentDeletionReceipt(deletion.conversationId);
     },
   );
@@ -155,6 +159,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         });
       }
       if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
+      if (outcome.kind === 'written') live.emit({ type: 'conversation.message', conversation_id: conversationId, message_id: outcome.result.messageId });
       const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
@@ -178,6 +183,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const change = { conversationId: request.params.conversation_id, status: request.body.status, now: clock.now() };
       const outcome = await runCommand(store, setStatus, change);
       if (outcome.kind === 'missing') throw notFound();
+      updated(change.conversationId);
       return presentStatusReceipt(outcome.status);
     },
   );
@@ -203,6 +209,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await runCommand(store, saveReview, review);
       if (outcome.kind === 'note_contains_secret') throw new ApiError('note_contains_secret', { field: 'note' });
       if (outcome.kind === 'missing') throw notFound();
+      updated(review.conversationId);
       return presentReviewReceipt(outcome.label, outcome.note);
     },
   );

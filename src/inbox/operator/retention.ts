@@ -23,6 +23,8 @@ export interface RetentionOptions {
   allowLargeDelete: boolean;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
   intervalMs?: number;
+  /** Told of each conversation deleted, after its commit (the event stream, held reads). */
+  onDeleted?: (conversationId: string) => void;
 }
 
 export interface RetentionResult {
@@ -68,7 +70,10 @@ export class RetentionJob {
       // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
       for (const conversationId of ids) {
         const deletion = await runCommand(store, deleteConversation, { conversationId, inactiveBefore: cutoff });
-        if (deletion.kind === 'deleted') conversations += 1;
+        if (deletion.kind === 'deleted') {
+          conversations += 1;
+          this.options.onDeleted?.(conversationId);
+        }
       }
       if (ids.length < BATCH_SIZE) break;
     }

@@ -3,7 +3,9 @@ import type { AlertEvent } from '../../alerts/alerts.ts';
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
-import { ConditionalHeaders, CONVERSATION_BEARER, MessageBody, messageInput } from '../../http/schemas.ts';
+import { ConditionalHeaders, CONVERSATION_BEARER, MessageBody, messageInput, WaitQuery } from '../../http/schemas.ts';
+import { conversationKey } from '../../live/hub.ts';
+import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { BodyCache } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
@@ -14,7 +16,7 @@ import { createConversation, type CreatedConversation, type NewConversation } fr
 import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
-import { findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
+import { findConversation, findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
 import { authorizeConversation } from './auth.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
@@ -45,7 +47,7 @@ const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config, alerts } = app.services;
+  const { store, limiter, clock, config, alerts, live } = app.services;
   app.decorateRequest('conversation', null);
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
@@ -54,6 +56,11 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   // After the commit, and after the response: an alert never delays or fails the request.
   const notify = (alert: AlertEvent | undefined) => {
     if (alert) setImmediate(() => alerts.notify(alert));
+  };
+  const reread = async (conversationId: string) => {
+    const conversation = await findConversation(store.db, conversationId);
+    if (!conversation) throw new ApiError('conversation_not_found');
+    return conversation;
   };
 
   app.post(
@@ -85,7 +92,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         now: clock.now(),
       });
       if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
-      if (outcome.kind === 'written') notify(outcome.result.alert);
+      if (outcome.kind === 'written') {
+        live.emit({ type: 'conversation.created', conversation_id: outcome.result.conversation.id });
+        notify(outcome.result.alert);
+      }
       const issued = { accessToken, clientMade: body.client_access_token !== undefined };
       const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, issued, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
@@ -101,6 +111,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['visitor'],
         security: CONVERSATION_BEARER,
         params: ConversationIdParams,
+        querystring: WaitQuery,
         headers: ConditionalHeaders,
         response: ReadResponses,
       },
@@ -108,7 +119,9 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: authorizeConversation,
     },
     async (request, reply) => {
-      let conversation = request.conversation!;
+      const id = request.conversation!.id;
+      const held = { hub: live, key: conversationKey(id), seconds: request.query.wait, current: request.conversation!, tag: etag, reread: () => reread(id) };
+      let conversation = await holdWhileCurrent(request, reply, held);
       if (etagMatches(request.headers['if-none-match'], etag(conversation))) return sendNotModified(reply, etag(conversation));
       reply.type('application/json; charset=utf-8');
       const cached = readCache.get(`${conversation.id}:${conversation.revision}`);
@@ -118,6 +131,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         const seen = await runCommand(store, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() });
         if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
         ({ conversation, messages } = seen);
+        live.emit({ type: 'conversation.updated', conversation_id: conversation.id });
       }
       const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
       readCache.set(`${conversation.id}:${conversation.revision}`, body);
@@ -151,7 +165,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         now: clock.now(),
       });
       if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
-      if (outcome.kind === 'written') notify(outcome.result.alert);
+      if (outcome.kind === 'written') {
+        live.emit({ type: 'conversation.message', conversation_id: conversationId, message_id: outcome.result.messageId });
+        notify(outcome.result.alert);
+      }
       const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },

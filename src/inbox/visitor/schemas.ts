@@ -79,6 +79,7 @@ export const READ_DESCRIPTION = [
   'Returns every message, oldest first, and marks the operator\'s messages seen.',
   SEEN_MARKER,
   WAITING_FACTS.how,
+  WAITING_FACTS.wait,
   WAITING_FACTS.interval,
   WAITING_FACTS.stop,
 ].join(' ');

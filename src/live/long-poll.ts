@@ -1,0 +1,39 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagMatches } from '../http/etag.ts';
+import type { ChangeHub } from './hub.ts';
+
+export interface Hold<State> {
+  hub: ChangeHub;
+  /** What a publish of a change to this thing is keyed on. */
+  key: string;
+  /** The `wait` query parameter, whole seconds; undefined answers at once. */
+  seconds: number | undefined;
+  current: State;
+  tag(state: State): string;
+  /** Reads the thing again after a change was published. */
+  reread(): Promise<State>;
+}
+
+/**
+ * A long-poll: while If-None-Match names the current tag, holds the request until a change of
+ * `key` moves the tag, the seconds pass, or the client leaves; then returns the latest state for
+ * the route to answer as usual (200 with the new body, or 304). A wake that leaves the tag as it
+ * was (a change the reader cannot see) waits on for the time left.
+ */
+export async function holdWhileCurrent<State>(request: FastifyRequest, reply: FastifyReply, hold: Hold<State>): Promise<State> {
+  let state = hold.current;
+  if (hold.seconds === undefined) return state;
+  const deadline = performance.now() + hold.seconds * 1000;
+  while (etagMatches(request.headers['if-none-match'], hold.tag(state))) {
+    const left = deadline - performance.now();
+    // A client gone before its wait began would never say so again.
+    if (left <= 0 || request.raw.socket?.destroyed) break;
+    // The server closes a connection idle for twice the request timeout, which may be shorter than
+    // the wait: this one is idle on purpose. Node sets the socket's timeout again after the answer.
+    request.raw.socket?.setTimeout?.(0);
+    const outcome = await hold.hub.wait(hold.key, left, reply.raw);
+    if (outcome !== 'changed') break;
+    state = await hold.reread();
+  }
+  return state;
+}

@@ -1,0 +1,162 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/live/events.ts';
+import { adminHeaders, bearer, createConversation, expectError, json, startApp, type TestApp } from '../helpers.ts';
+import { createTopic, register } from '../forum/support.ts';
+
+/* GET /api/admin/events through a real listening server: each event type once, resume, heartbeat, refusal. */
+
+interface Received {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+let t: TestApp;
+let base: string;
+afterEach(() => t.close());
+
+async function listen(env: Record<string, string> = {}): Promise<void> {
+  t = await startApp({ env: { EVENTS_HEARTBEAT_SECONDS: '1', ...env } });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+}
+
+/** An open event stream: what it received so far, events and comments, parsed as they arrive. */
+async function openStream(headers: Record<string, string> = {}) {
+  const leaving = new AbortController();
+  const response = await fetch(`${base}/api/admin/events`, { headers: { ...adminHeaders(), ...headers }, signal: leaving.signal });
+  const received: Received[] = [];
+  const comments: string[] = [];
+  let raw = '';
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body!) {
+        raw += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = raw.indexOf('\n\n')) !== -1) {
+          const block = raw.slice(0, end);
+          raw = raw.slice(end + 2);
+          if (block.startsWith(':')) comments.push(block);
+          else {
+            const fields = Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+            received.push({ id: fields.id!, event: fields.event!, data: JSON.parse(fields.data!) as Record<string, unknown> });
+          }
+        }
+      }
+    } catch {
+      // Aborted by close().
+    }
+  })();
+  return {
+    response,
+    received,
+    comments,
+    close: async () => {
+      leaving.abort();
+      await reading;
+    },
+  };
+}
+
+async function until(condition: () => boolean, attempts = 300): Promise<void> {
+  for (let attempt = 0; attempt < attempts && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+const admin = (method: string, url: string, payload?: Record<string, unknown>) => t.inject({ method: method as 'POST', url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
+
+/** One change of every kind, with a secret-looking text in every message, so the stream can be checked for text. */
+async function oneOfEach() {
+  const created = await createConversation(t, { name: 'Visitor Name', message: 'first-text-secret' });
+  const id = created.conversation_id;
+  expect((await t.inject({ method: 'POST', url: `/api/conversations/${id}/messages`, headers: bearer(created.access_token), payload: { message: 'follow-up-text-secret' } })).statusCode).toBe(201);
+  expect((await admin('POST', `/api/admin/conversations/${id}/messages`, { message: 'operator-text-secret' })).statusCode).toBe(201);
+  expect((await admin('POST', `/api/admin/conversations/${id}/status`, { status: 'closed' })).statusCode).toBe(200);
+  expect((await admin('DELETE', `/api/admin/conversations/${id}`)).statusCode).toBe(200);
+  const agent = await register(t, { display_name: 'Agent Name' });
+  const topic = await createTopic(t, agent, { title: 'topic-title-secret', message: 'topic-text-secret' });
+  const posted = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/replies`, headers: bearer(topic.thread_access_token), payload: { message: 'post-text-secret' } });
+  expect(posted.statusCode).toBe(201);
+  const messageId = json<{ message_id: string }>(posted).message_id;
+  expect((await admin('POST', `/api/admin/forum/messages/${messageId}/hide`, { hidden: true })).statusCode).toBe(200);
+  const bridged = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(topic.thread_access_token), payload: { message: 'bridge-text-secret' } });
+  expect(bridged.statusCode).toBe(201);
+  return { conversationId: id, token: created.access_token, agentId: agent.agent_id, topicId: topic.topic_id, messageId };
+}
+
+describe('GET /api/admin/events', () => {
+  it('delivers each event type once, with ids and the time only, after the commit', async () => {
+    await listen();
+    const stream = await openStream();
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.response.headers.get('cache-control')).toBe('no-store');
+    const ids = await oneOfEach();
+    // The visitor's message and the operator's reply are two conversation.message events.
+    const expected = { 'conversation.created': 1, 'conversation.message': 2, 'conversation.updated': 1, 'conversation.deleted': 1, 'forum.topic': 1, 'forum.post': 1, 'forum.hidden': 1, 'bridge.message': 1 };
+    const total = Object.values(expected).reduce((sum, count) => sum + count, 0);
+    await until(() => stream.received.length >= total);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await stream.close();
+    const counts = Object.fromEntries(EVENT_TYPES.map((type) => [type, stream.received.filter((event) => event.event === type).length]));
+    expect(counts).toEqual(expected);
+    for (const event of stream.received) {
+      expect(event.data.type).toBe(event.event);
+      expect(Date.parse(event.data.time as string)).toBe(t.clock.now());
+      expect(Object.keys(event.data).every((key) => ['type', 'time', 'conversation_id', 'message_id', 'topic_id', 'agent_id'].includes(key))).toBe(true);
+    }
+    expect(new Set(stream.received.map((event) => event.id)).size).toBe(total);
+    const hidden = stream.received.find((event) => event.event === 'forum.hidden')!;
+    expect(hidden.data).toMatchObject({ topic_id: ids.topicId, message_id: ids.messageId });
+    expect(stream.received.find((event) => event.event === 'bridge.message')!.data).toMatchObject({ topic_id: ids.topicId, agent_id: ids.agentId });
+    expect(stream.received.find((event) => event.event === 'conversation.deleted')!.data).toMatchObject({ conversation_id: ids.conversationId });
+    const everything = JSON.stringify(stream.received);
+    for (const secret of ['text-secret', 'title-secret', 'Visitor Name', 'Agent Name', ids.token]) expect(everything).not.toContain(secret);
+  });
+
+  it('sends nothing for a refused write', async () => {
+    await listen();
+    const created = await createConversation(t);
+    await admin('POST', `/api/admin/conversations/${created.conversation_id}/status`, { status: 'closed' });
+    const stream = await openStream();
+    const refused = await t.inject({ method: 'POST', url: `/api/conversations/${created.conversation_id}/messages`, headers: bearer(created.access_token), payload: { message: 'too late' } });
+    expect(refused.statusCode).toBe(409);
+    expect((await admin('POST', `/api/admin/conversations/${created.conversation_id}/status`, { status: 'open' })).statusCode).toBe(200);
+    await until(() => stream.received.length >= 1);
+    await stream.close();
+    expect(stream.received.map((event) => event.event)).toEqual(['conversation.updated']);
+  });
+
+  it('resumes after Last-Event-ID with exactly the events missed', async () => {
+    await listen();
+    const first = await openStream();
+    await oneOfEach();
+    await until(() => first.received.length >= 9);
+    await first.close();
+    const seen = first.received.slice(0, 3);
+    const resumed = await openStream({ 'last-event-id': seen.at(-1)!.id });
+    await until(() => resumed.received.length >= 6);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await resumed.close();
+    expect(resumed.received.map((event) => event.id)).toEqual(first.received.slice(3).map((event) => event.id));
+  });
+
+  it('sends a heartbeat comment and outlives the idle-connection close of the transport', async () => {
+    // REQUEST_TIMEOUT_SECONDS=1 closes a connection idle for 2 s: the stream, quiet until its first heartbeat at 3 s, stays open.
+    await listen({ EVENTS_HEARTBEAT_SECONDS: '3', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1' });
+    const stream = await openStream();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await createConversation(t);
+    await until(() => stream.received.length === 1);
+    await stream.close();
+    expect(stream.comments.filter((comment) => comment === ': heartbeat').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses without the administrator token (401 admin_token_required)', async () => {
+    t = await startApp();
+    expectError(await t.inject({ method: 'GET', url: '/api/admin/events' }), 401, 'admin_token_required');
+    expectError(await t.inject({ method: 'GET', url: '/api/admin/events', headers: bearer('wrong-token-wrong-token-wrong-token') }), 401, 'admin_token_required');
+  });
+});

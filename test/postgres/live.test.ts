@@ -1,0 +1,89 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../helpers.ts';
+import { postgresRun } from './app-databases.ts';
+import { twoServers } from './two-servers.ts';
+
+/*
+ * Live updates across two server processes on one PostgreSQL database: a change written through
+ * one instance reaches, through LISTEN/NOTIFY after its commit, a read held on the other and the
+ * other's event stream.
+ */
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const json = { 'content-type': 'application/json' };
+
+describe('live updates across two instances', () => {
+  const servers = twoServers('live', {});
+  const { bases } = servers;
+  const [first, second] = [0, 1].map((index) => (path: string, init: RequestInit = {}) => fetch(`${bases[index]}${path}`, { ...init, signal: AbortSignal.timeout(30_000) }));
+
+  async function conversation() {
+    const created = await first!('/api/conversations', { method: 'POST', headers: json, body: JSON.stringify({ message: 'Across instances' }) });
+    expect(created.status).toBe(201);
+    const { conversation_id: id, access_token: token } = (await created.json()) as { conversation_id: string; access_token: string };
+    const read = await first!(`/api/conversations/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    return { id, token, etag: read.headers.get('etag')! };
+  }
+
+  async function wakesAcross(label: string) {
+    const { id, token, etag } = await conversation();
+    const held = first!(`/api/conversations/${id}?wait=20`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+    // The held read is registered on A before B writes (a wake-up before the wait would be missed, and the wait would end at 20 s).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const replied = await second!(`/api/admin/conversations/${id}/messages`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ message: 'From B' }) });
+    expect(replied.status).toBe(201);
+    const repliedAt = performance.now();
+    const answer = await held;
+    const wokeAfter = performance.now() - repliedAt;
+    console.warn(`two instances${label}: a read held on A woke ${wokeAfter.toFixed(0)} ms after the reply through B was acknowledged`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('etag')).not.toBe(etag);
+    expect(JSON.stringify(await answer.json())).toContain('From B');
+    expect(wokeAfter).toBeLessThan(1_500);
+  }
+
+  it('a read held on instance A wakes within 1.5 s of a reply written through instance B', () => wakesAcross(''));
+
+  it('listens again after its connection is cut, and wakes across instances as before', async () => {
+    const administrator = new pg.Client({ connectionString: postgresRun().adminUrl });
+    await administrator.connect();
+    try {
+      const listening = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'parley-live'`;
+      expect((await administrator.query(listening, [servers.databaseName])).rowCount).toBe(2);
+      await administrator.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) AS live`, [servers.databaseName]);
+      let back = 0;
+      for (let attempt = 0; attempt < 100 && back < 2; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        back = (await administrator.query(listening, [servers.databaseName])).rowCount ?? 0;
+      }
+      expect(back).toBe(2);
+    } finally {
+      await administrator.end();
+    }
+    await wakesAcross(' after a reconnect');
+  });
+
+  it('the event stream of instance A carries a change written through instance B', async () => {
+    const leaving = new AbortController();
+    const stream = await fetch(`${bases[0]}/api/admin/events`, { headers: admin, signal: leaving.signal });
+    expect(stream.status).toBe(200);
+    let text = '';
+    const reading = (async () => {
+      try {
+        for await (const chunk of stream.body!) text += Buffer.from(chunk as Uint8Array).toString('utf8');
+      } catch {
+        // Aborted below.
+      }
+    })();
+    const { id } = await conversation();
+    const status = await second!(`/api/admin/conversations/${id}/status`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ status: 'closed' }) });
+    expect(status.status).toBe(200);
+    for (let attempt = 0; attempt < 200 && !text.includes('event: conversation.updated'); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    leaving.abort();
+    await reading;
+    expect(text).toContain('event: conversation.created');
+    expect(text).toContain('event: conversation.updated');
+    expect(text).toContain(id);
+  });
+});
