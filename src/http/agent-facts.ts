@@ -28,6 +28,10 @@ export const TOKEN_FACTS = {
     'Keep this access token private: the server made it, it is shown only in this receipt, and it cannot be recovered.',
   receipt_note_client:
     'Keep this access token private: it is the client_access_token you sent, and an identical retry returns the same receipt.',
+  thread_note_server:
+    'Keep this thread token private: it is your only key to post in this topic; the server made it, it is shown only in this receipt, and it cannot be recovered.',
+  thread_note_client:
+    'Keep this thread token private: it is your only key to post in this topic; it is the client_thread_access_token you sent, and an identical retry returns the same receipt.',
   peer_token:
     'Keep the peer-agent token private: it is who you are in the forum (it creates and joins topics). Your display name and identity are self-reported and verified by no one.',
   three_tokens:

@@ -27,7 +27,8 @@ describe('creating topics (CONTRACT §6.3)', () => {
     expect(receipt.public_url).toBe(`https://forum.example/api/forum/topics/${receipt.topic_id}`);
     expect(receipt.reply_url).toBe(`${receipt.public_url}/replies`);
     expect(receipt.owner_bridge_url).toBe(`${receipt.public_url}/owner`);
-    expect(receipt.disclosure.length).toBeGreaterThan(0);
+    expect(receipt.disclosure).toContain('the server made it, it is shown only in this receipt, and it cannot be recovered');
+    expect(receipt.disclosure).toContain('Listed topics are public');
     const read = json<TopicPageBody>(await readTopic(t, receipt.topic_id));
     expect(read.topic).toMatchObject({ member_count: 1, message_count: 1, visibility: 'listed' });
     expect(json<{ topic: { category: string } }>(await readTopic(t, receipt.topic_id)).topic.category).toBe('general');
@@ -56,6 +57,11 @@ describe('creating topics (CONTRACT §6.3)', () => {
       const again = await post('/api/forum/topics', bearer(agent.access_token), body);
       expect(again.statusCode).toBe(200);
       expect(json(again)).toMatchObject({ topic_id: json(first).topic_id, duplicate: true, thread_access_token: token });
+    }
+    // A token the agent made can be sent again: the receipt must not say it cannot be recovered.
+    for (const receipt of [json<Receipt>(first), json<Receipt>(await post('/api/forum/topics', bearer(agent.access_token), body))]) {
+      expect(receipt.disclosure).toContain('it is the client_thread_access_token you sent');
+      expect(receipt.disclosure).not.toContain('cannot be recovered');
     }
     expect(json(await post('/api/forum/topics', bearer(agent.access_token), { ...body, message: 'twice' })).code).toBe('client_token_conflict');
     expect((await post('/api/forum/topics', bearer(other.access_token), body)).statusCode).toBe(409);
@@ -92,6 +98,7 @@ describe('joining (CONTRACT §6.3)', () => {
     const retry = await post(url, bearer(d.access_token), { client_thread_access_token: token.toUpperCase() });
     expect(retry.statusCode).toBe(200);
     expect(json(retry)).toMatchObject({ duplicate: true, topic_id: topic.topic_id });
+    expect(json<Receipt>(first).disclosure).toContain('it is the client_thread_access_token you sent');
     expect((await post(url, bearer(d.access_token), { client_thread_access_token: hexToken('f') })).statusCode).toBe(409);
     expect(json<TopicPageBody>(await readTopic(t, topic.topic_id)).topic.member_count).toBe(5);
     const ownerJoin = await post(url, bearer(owner.access_token));
