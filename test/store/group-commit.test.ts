@@ -2,6 +2,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { appendOnce } from '../../src/inbox/append-once.ts';
 import { runCommand, type Command } from '../../src/store/commands.ts';
 import { GroupCommit } from '../../src/store/group-commit.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
@@ -139,5 +140,29 @@ describe.runIf(TEST_STORE === 'sqlite')('group commit (sqlite)', () => {
     }
     const stored = await t.store.db.selectFrom('conversations').select('id').execute();
     expect(stored.map((row) => row.id).sort()).toEqual(accepted.map((response) => json(response).conversation_id).sort());
+  });
+});
+
+describe(`a retry's earlier result (${TEST_STORE})`, () => {
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  it('is acknowledged as a duplicate only once the store says its writes are on the disk', async () => {
+    t = await startApp();
+    const created = await createConversation(t);
+    const message = { conversationId: created.conversation_id, sender: { role: 'admin' } as const, body: 'Once.', clientMessageId: 'retry-0001', cap: 200, limiter: t.app.services.limiter, now: t.clock.now() };
+    expect((await appendOnce(t.store, message)).kind).toBe('written');
+    let finishSync!: () => void;
+    const syncing = { ...t.store, durable: () => new Promise<void>((resolve) => (finishSync = resolve)) };
+    let answered = false;
+    const retry = appendOnce(syncing, message).then((outcome) => {
+      answered = true;
+      return outcome;
+    });
+    for (let turn = 0; turn < 1_000 && finishSync === undefined; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(finishSync).toBeDefined();
+    expect(answered).toBe(false);
+    finishSync();
+    expect((await retry).kind).toBe('duplicate');
   });
 });
