@@ -56,6 +56,7 @@ const inFlight = new WeakMap<Socket, Set<ServerResponse>>();
  * Node stops reading a connection whose answers are not drained, but the requests of a chunk it
  * has already read are parsed whole: 500 pipelined requests fit in one. Past `maxInFlight`
  * unfinished answers the connection is dropped, and the rest of its chunk never reaches a handler.
+ * One listener per answer: a held read (long-poll) keeps it for its whole wait.
  */
 function capInFlight(handler: (request: IncomingMessage, response: ServerResponse) => void, maxInFlight: number) {
   return (request: IncomingMessage, response: ServerResponse): void => {
@@ -70,9 +71,8 @@ function capInFlight(handler: (request: IncomingMessage, response: ServerRespons
       return;
     }
     responses.add(response);
-    const settle = () => responses.delete(response);
-    response.once('finish', settle);
-    response.once('close', settle);
+    // 'close' comes once for every answer: after it is sent whole, or when the connection ends first.
+    response.on('close', () => responses.delete(response));
     handler(request, response);
   };
 }

@@ -9,7 +9,7 @@ export type WaitOutcome = 'changed' | 'expired' | 'released';
 
 /** What a wait listens to for the client leaving: a ServerResponse, whose 'close' before the answer means the connection is gone. */
 export interface Departure {
-  once(event: 'close', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
   off(event: 'close', listener: () => void): unknown;
 }
 
@@ -55,18 +55,15 @@ export class ChangeHub {
   wait(key: string, milliseconds: number, departure: Departure): Promise<WaitOutcome> | undefined {
     if (this.count >= this.maxWaiters) return undefined;
     return new Promise<WaitOutcome>((resolve) => {
-      const onClose = () => waiter.settle('released');
-      const waiter: Waiter = {
-        key,
-        tick: Math.ceil((performance.now() + milliseconds) / TICK_MS),
-        settle: (outcome) => {
-          this.remove(waiter);
-          departure.off('close', onClose);
-          resolve(outcome);
-        },
+      // One closure serves as the waiter's settle and as its 'close' listener (on/off rather than once, whose wrapper costs more).
+      const settle = (outcome?: WaitOutcome) => {
+        this.remove(waiter);
+        departure.off('close', settle);
+        resolve(outcome ?? 'released');
       };
+      const waiter: Waiter = { key, tick: Math.ceil((performance.now() + milliseconds) / TICK_MS), settle };
       this.add(waiter);
-      departure.once('close', onClose);
+      departure.on('close', settle);
     });
   }
 
