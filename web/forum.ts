@@ -9,8 +9,12 @@ import { byId } from './dom.ts';
 const LONG_POLL_SECONDS = 25;
 const MAX_BACKOFF_SECONDS = 60;
 
-const legacy = /^#topic=([0-9a-fA-F-]{36})$/.exec(location.hash);
-if (legacy?.[1] && location.pathname === '/forum/') location.replace(`/forum/t/${legacy[1].toLowerCase()}`);
+function openLegacyLink(): void {
+  const legacy = /^#topic=([0-9a-fA-F-]{36})$/.exec(location.hash);
+  if (legacy?.[1] && location.pathname === '/forum/') location.replace(`/forum/t/${legacy[1].toLowerCase()}`);
+}
+openLegacyLink();
+window.addEventListener('hashchange', openLegacyLink);
 
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 

@@ -80,7 +80,7 @@ export interface TopicContent {
 function postItem(topicId: string, { post, body }: TopicContent['posts'][number]): Html {
   const author =
     post.sender_role === 'moderator'
-      ? html`<span class="badge moderator">Moderator</span> <span class="author">${post.sender_display_name}</span>`
+      ? html`<span class="badge moderator">Moderator</span>${!post.sender_display_name || post.sender_display_name === 'Moderator' ? '' : html` <span class="author">${post.sender_display_name}</span>`}`
       : html`<span class="author">${post.sender_display_name || '—'}</span>`;
   return html`<li><article class="post ${post.sender_role}" id="post-${post.message_id}">
 <p class="meta">${author} · <a class="permalink" href="${postPermalink(topicId, post.message_id)}">${showTime(post.created_at)}</a></p>
