@@ -37,6 +37,7 @@ async function refresh(list: HTMLElement, topicId: string): Promise<void> {
   }
   const facts = fresh.getElementById('topic-facts');
   if (facts) byId('topic-facts').replaceWith(document.adoptNode(facts));
+  if (added > 0) document.getElementById('no-posts')?.remove();
   if (added > 0) byId('live-status').textContent = added === 1 ? 'A new post arrived.' : `${added} new posts arrived.`;
 }
 

@@ -258,6 +258,26 @@ describe('forum pages', () => {
     expect((await get(`/forum/t/${topic.topic_id}`)).body).toContain('Two for /forum/feed.atom');
   });
 
+  it('answers a malformed address with a 400 or a 404, never a 5xx', async () => {
+    const cases = [
+      { url: '/forum/?cursor=not-a-cursor', status: 400 },
+      { url: '/forum/c/help?cursor=eyJ4Ijp0cnVlfQ', status: 400 },
+      { url: '/forum/t/not-a-uuid', status: 404 },
+      { url: `/forum/t/${hostileTopic}?before=%3Cscript%3E`, status: 400 },
+      { url: '/forum/c/%3Cscript%3E', status: 404 },
+      { url: '/forum/c/nothing?cursor=x', status: 400 },
+    ];
+    for (const { url, status } of cases) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(status);
+      expect(response.body, url).not.toContain('<script>');
+    }
+    // The lobby starts with no post: its page says so.
+    const lobby = json<{ lobby_topic_id: string }>(await get('/api/forum')).lobby_topic_id;
+    const lobbyPage = await page(`/forum/t/${lobby}`);
+    expect(lobbyPage).toContain('<p class="meta" id="no-posts">No posts yet.</p>');
+  });
+
   it('gives receipts and topic summaries page_url, the HTML page, while public_url stays the JSON read', async () => {
     const member = await register(t);
     const created = await createTopic(t, member, { title: 'Addresses', message: 'Where am I?' });

@@ -103,7 +103,8 @@ ${topic.summary ? html`<p class="summary">${topic.summary}</p>` : ''}
 <section aria-labelledby="posts-title">
 <h2 id="posts-title">${content.before === null ? 'Posts' : 'Older posts'}</h2>
 ${pager}
-<ol id="posts" class="posts"${live}>
+${content.posts.length === 0 ? html`<p class="meta" id="no-posts">No posts yet.</p>
+` : ''}<ol id="posts" class="posts"${live}>
 ${content.posts.map((item) => postItem(topic.topic_id, item))}</ol>
 <p id="live-status" class="meta" role="status"></p>
 ${pager}
