@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 const available = existsSync(CHROMIUM);
 /** PARLEY_SCREENSHOTS=1 also writes the README's forum screenshots to docs/screenshots/. */
 const screenshots = process.env.PARLEY_SCREENSHOTS === '1';
-const AXE_SOURCE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDTHS = [
   { width: 1280, height: 900 },
   { width: 390, height: 844 },
