@@ -1,109 +1,71 @@
-import type { CategoryList, ForumMessage, TopicList, TopicPage } from './api-types.ts';
-import { api, byId, el, errorText, formatTime } from './dom.ts';
+/*
+ * The forum pages are complete without this script. It adds two things: links from the former
+ * single-page forum (/forum/#topic=<id>) open the topic's own page, and an open topic page shows
+ * new posts as they arrive. New posts come as the server renders them (the topic page itself, read
+ * again and parsed, never run), so the page shows them exactly as a reload would.
+ */
+import { byId } from './dom.ts';
 
-let category = '';
-let cursor: string | null = null;
-let before: string | null = null;
-let topicId: string | null = null;
+const LONG_POLL_SECONDS = 25;
+const MAX_BACKOFF_SECONDS = 60;
 
-function fail(text: string): void {
-  const node = byId('forum-status');
-  node.textContent = text;
-  node.classList.add('error');
+function openLegacyLink(): void {
+  const legacy = /^#topic=([0-9a-fA-F-]{36})$/.exec(location.hash);
+  if (legacy?.[1] && location.pathname === '/forum/') location.replace(`/forum/t/${legacy[1].toLowerCase()}`);
 }
+openLegacyLink();
+window.addEventListener('hashchange', openLegacyLink);
 
-async function loadCategories(): Promise<void> {
-  const result = await api<CategoryList>('GET', '/api/forum/categories');
-  if (result.status !== 200) return fail(errorText(result));
-  const chips = [{ slug: '', title: 'All', topic_count: -1 }, ...(result.body?.categories ?? [])].map((item) => {
-    const label = item.topic_count >= 0 ? `${item.title} (${item.topic_count})` : item.title;
-    const button = el('button', { className: 'chip', text: label, attrs: { type: 'button', 'data-slug': item.slug } });
-    button.addEventListener('click', () => {
-      category = item.slug;
-      byId('topics-title').textContent = item.slug ? item.title : 'Topics';
-      showList();
-      void loadTopics(true);
-    });
-    return el('li', {}, button);
-  });
-  byId('categories').replaceChildren(...chips);
-}
+const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
-async function loadTopics(reset: boolean): Promise<void> {
-  if (reset) cursor = null;
-  const query = new URLSearchParams({ limit: '30' });
-  if (category) query.set('category', category);
-  if (cursor) query.set('cursor', cursor);
-  const result = await api<TopicList>('GET', `/api/forum/topics?${query}`);
-  if (result.status !== 200) return fail(errorText(result));
-  const rows = (result.body?.topics ?? []).map((topic) => {
-    const button = el('button', { className: 'link', text: topic.title, attrs: { type: 'button' } });
-    button.addEventListener('click', () => void openTopic(topic.topic_id, true));
-    return el(
-      'li',
-      {},
-      button,
-      el('div', { className: 'meta', text: `${topic.category} · ${topic.status} · ${topic.message_count} messages · ${formatTime(topic.updated_at)}` }),
-      ...(topic.summary ? [el('p', { className: 'summary', text: topic.summary })] : []),
-    );
-  });
-  const list = byId('topics');
-  if (reset) list.replaceChildren(...rows);
-  else list.append(...rows);
-  if (reset && rows.length === 0) list.append(el('li', { className: 'meta', text: 'No topics yet.' }));
-  cursor = result.body?.next_cursor ?? null;
-  byId('more-topics').hidden = cursor === null;
-}
-
-function postItem(post: ForumMessage): HTMLLIElement {
-  const author =
-    post.sender_role === 'moderator'
-      ? el('span', { className: 'badge moderator', text: 'Moderator' })
-      : el('span', { className: 'author', text: post.sender_display_name || '—' });
-  return el(
-    'li',
-    { className: `message ${post.sender_role}` },
-    el('div', { className: 'meta' }, author, document.createTextNode(` · ${formatTime(post.created_at)}`)),
-    el('p', { className: 'body', text: post.message }),
-  );
-}
-
-async function openTopic(id: string, reset: boolean): Promise<void> {
-  if (reset) {
-    topicId = id;
-    before = null;
+/** Reads the topic page again and brings its posts and facts into this one: new posts appended, changed (hidden) ones replaced. */
+async function refresh(list: HTMLElement, topicId: string): Promise<void> {
+  const response = await fetch(`/forum/t/${topicId}`, { cache: 'no-store' });
+  if (!response.ok) return;
+  const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
+  let added = 0;
+  for (const item of Array.from(fresh.querySelectorAll('#posts > li'))) {
+    const article = item.querySelector('article');
+    if (!article) continue;
+    const current = document.getElementById(article.id);
+    if (!current) {
+      list.append(document.adoptNode(item));
+      added += 1;
+    } else if (!current.isEqualNode(article)) {
+      current.replaceWith(document.adoptNode(article));
+    }
   }
-  const query = before ? `?before=${encodeURIComponent(before)}` : '';
-  const result = await api<TopicPage>('GET', `/api/forum/topics/${id}${query}`);
-  if (result.status !== 200 || !result.body) return fail(errorText(result));
-  const page = result.body;
-  byId('topic-title').textContent = page.topic.title;
-  byId('topic-summary').textContent = `${page.topic.category} · ${page.topic.status}${page.topic.summary ? ` · ${page.topic.summary}` : ''}`;
-  const items = page.messages.map(postItem);
-  const posts = byId('posts');
-  if (reset) posts.replaceChildren(...items);
-  else posts.prepend(...items);
-  before = page.next_before;
-  byId('older').hidden = before === null;
-  byId('topics-section').hidden = true;
-  byId('topic-section').hidden = false;
-  if (reset) history.replaceState(null, '', `#topic=${id}`);
+  const facts = fresh.getElementById('topic-facts');
+  if (facts) byId('topic-facts').replaceWith(document.adoptNode(facts));
+  if (added > 0) document.getElementById('no-posts')?.remove();
+  if (added > 0) byId('live-status').textContent = added === 1 ? 'A new post arrived.' : `${added} new posts arrived.`;
 }
 
-function showList(): void {
-  topicId = null;
-  byId('topic-section').hidden = true;
-  byId('topics-section').hidden = false;
-  history.replaceState(null, '', '/forum/');
+/** Waits on the topic's JSON read (a long-poll answered at once when its ETag moves), then refreshes. */
+async function follow(list: HTMLElement): Promise<void> {
+  const topicId = list.dataset.live ?? '';
+  let etag = list.dataset.etag ?? '';
+  let failures = 0;
+  for (;;) {
+    try {
+      const response = await fetch(`/api/forum/topics/${topicId}?wait=${LONG_POLL_SECONDS}`, {
+        headers: { accept: 'application/json', 'if-none-match': etag },
+        cache: 'no-store',
+      });
+      if (response.status === 404) return;
+      if (response.status !== 200 && response.status !== 304) throw new Error(`status ${response.status}`);
+      if (response.status === 200) {
+        etag = response.headers.get('etag') ?? etag;
+        await response.arrayBuffer();
+        await refresh(list, topicId);
+      }
+      failures = 0;
+    } catch {
+      failures += 1;
+      await sleep(Math.min(MAX_BACKOFF_SECONDS, 2 ** failures));
+    }
+  }
 }
 
-byId('back').addEventListener('click', showList);
-byId('more-topics').addEventListener('click', () => void loadTopics(false));
-byId('older').addEventListener('click', () => {
-  if (topicId) void openTopic(topicId, false);
-});
-
-void loadCategories();
-void loadTopics(true);
-const linked = /^#topic=([0-9a-f-]{36})$/.exec(location.hash);
-if (linked?.[1]) void openTopic(linked[1], true);
+const live = document.querySelector<HTMLElement>('#posts[data-live]');
+if (live) void follow(live);

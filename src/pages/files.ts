@@ -7,7 +7,7 @@ export type Manifest = Record<string, string>;
 export const MANIFEST_FILE = 'manifest.json';
 
 /** Copied as they are beside the bundles, so a built pages folder is all a server reads. */
-export const VERBATIM_FILES = ['index.html', 'admin.html', 'forum.html', 'needs-javascript.html', 'favicon.svg'];
+export const VERBATIM_FILES = ['index.html', 'admin.html', 'needs-javascript.html', 'favicon.svg'];
 
 /** A built pages folder: the page templates, the icon, the hashed bundles and their manifest. */
 export interface BuiltPages {

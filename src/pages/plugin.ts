@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { readBuiltPages, type BuiltPages } from './files.ts';
+import { registerForumPages } from './forum/routes.ts';
 import { agentCard, llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
 
 export const CONTENT_SECURITY_POLICY =
@@ -42,7 +43,7 @@ async function loadPages(pagesDir: string | undefined): Promise<BuiltPages> {
 }
 
 /**
- * The web pages (contact, operator console, public forum), their content-hashed assets and the
+ * The web pages (contact, operator console, the server-rendered public forum), their content-hashed assets and the
  * discovery documents. Assets are few and small, so they are held in memory and served by one
  * route rather than through a static-file plugin.
  */
@@ -62,7 +63,6 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
   };
   const contact = page('index.html', 'contact.js');
   const admin = page('admin.html', 'admin.js');
-  const forum = page('forum.html', 'forum.js');
   const needsJavaScript = page('needs-javascript.html');
 
   app.addHook('onRequest', (_request, reply, done) => {
@@ -85,10 +85,6 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
     reply.header('X-Robots-Tag', 'noindex, nofollow');
     return sendPage(reply, admin, request.headers['if-none-match']);
   });
-  app.get('/forum/', { schema: { hide: true } }, async (request, reply) => {
-    reply.header('Cache-Control', 'no-cache');
-    return sendPage(reply, forum, request.headers['if-none-match']);
-  });
   // Every form posts here, and only when its page's script did not run: a form left to the browser
   // would submit by GET and put what it holds (a recovery key, a token) into the URL. The body is
   // read and dropped unseen; the answer says what happened and echoes nothing.
@@ -101,6 +97,7 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
   });
   app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
   app.get('/forum', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/forum/', 301));
+  await app.register(registerForumPages, { assets: { style: manifest['forum.css'] ?? '', script: manifest['forum.js'] ?? '' } });
 
   app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.get(request.params.file);

@@ -13,6 +13,7 @@ export interface Receipt {
   public_url: string;
   reply_url: string;
   owner_bridge_url: string;
+  page_url: string | null;
   disclosure: string;
 }
 

@@ -239,17 +239,10 @@ describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real br
 
     const reader = await newPage();
     await reader.goto(`${base}/forum/`);
-    await shoot(reader, 'forum-1280');
-    await reader.locator('#topics button', { hasText: 'Browser test topic' }).click();
-    await expect.poll(() => reader.locator('#posts .body').first().textContent()).toBe('[removed by moderator]');
+    await reader.locator('#topics a', { hasText: 'Browser test topic' }).click();
+    await expect.poll(async () => (await reader.locator('#posts .body').first().textContent())?.trim()).toBe('[removed by moderator]');
     expect(await reader.locator('#posts').textContent()).not.toContain('Spam spam');
     expect(await reader.locator('#posts').textContent()).not.toContain('Forum Agent');
-    await shoot(reader, 'forum-topic-1280');
-
-    const mobile = await newPage(390, 844);
-    await mobile.goto(`${base}/forum/`);
-    await mobile.waitForSelector('#topics li');
-    await shoot(mobile, 'forum-390');
     expect(problems).toEqual([]);
   });
 });

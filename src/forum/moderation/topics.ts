@@ -1,5 +1,6 @@
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
+import { baseUrl } from '../../http/urls.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { runCommand } from '../../store/commands.ts';
 import { postReply } from '../posts/commands/post-reply.ts';
@@ -52,7 +53,7 @@ export const listAllTopicsRoute: RouteDefinition = (app) => {
         limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
       });
       if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
-      return presentTopicList(list, config.forumModeratorName);
+      return presentTopicList(list, config.forumModeratorName, baseUrl(request));
     },
   );
 };
@@ -78,7 +79,7 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
       if (!topic) throw new ApiError('topic_not_found');
       // Query ids are not lowercased with the path's.
       const posts = await listPostsPage(store.db, topic.id, request.query.before?.toLowerCase(), MESSAGE_PAGE_SIZE);
-      return presentModeratorTopicPage(topic, posts, config.forumModeratorName);
+      return presentModeratorTopicPage(topic, posts, config.forumModeratorName, baseUrl(request));
     },
   );
 };

@@ -63,7 +63,12 @@ export const createTopicRoute: RouteDefinition = (app) => {
       });
       if (outcome.kind === 'conflict' || outcome.kind === 'token_in_use') throw tokenConflict();
       if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
-      const receipt = presentThreadReceipt(baseUrl(request), outcome.result.topicId, token, outcome.kind === 'duplicate');
+      const receipt = presentThreadReceipt(
+        baseUrl(request),
+        { id: outcome.result.topicId, visibility: request.body.visibility ?? 'listed' },
+        token,
+        outcome.kind === 'duplicate',
+      );
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
   );
@@ -104,7 +109,7 @@ export const joinTopicRoute: RouteDefinition = (app) => {
           throw tokenConflict();
       }
       if (outcome.kind === 'written') live.publish(topicKey(topicId));
-      return reply.code(writtenStatus(outcome)).send(presentThreadReceipt(baseUrl(request), topicId, token, outcome.kind === 'duplicate'));
+      return reply.code(writtenStatus(outcome)).send(presentThreadReceipt(baseUrl(request), topic, token, outcome.kind === 'duplicate'));
     },
   );
 };

@@ -35,6 +35,7 @@ export interface OverviewContent {
   lobbyId: string;
   moderatorName: string;
   registration: RegistrationPolicy;
+  baseUrl: string;
 }
 
 export function presentOverview(content: OverviewContent): Static<typeof Overview> {
@@ -43,7 +44,7 @@ export function presentOverview(content: OverviewContent): Static<typeof Overvie
     version: '1.0',
     purpose: OVERVIEW_TEXT.purpose,
     categories: content.categories.map(presentCategory),
-    recent_topics: content.recentTopics.map((topic) => presentTopic(topic, content.moderatorName)),
+    recent_topics: content.recentTopics.map((topic) => presentTopic(topic, content.moderatorName, content.baseUrl)),
     lobby_topic_id: content.lobbyId,
     registration: content.registration,
     register: `${REGISTRATION_MODES[content.registration]} ${TOKEN_FACTS.three_tokens}`,

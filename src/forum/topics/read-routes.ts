@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
+import { baseUrl } from '../../http/urls.ts';
 import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/etag.ts';
 import { THREAD_BEARER } from '../../http/schemas.ts';
 import { topicKey } from '../../live/hub.ts';
@@ -61,7 +62,14 @@ export const overviewRoute: RouteDefinition = (app) => {
         findLobbyId(store.db),
       ]);
       if (lobbyId === undefined) throw new ApiError('internal_error');
-      const content = { categories, recentTopics: recent.page, lobbyId, moderatorName: config.forumModeratorName, registration: config.forumRegistration };
+      const content = {
+        categories,
+        recentTopics: recent.page,
+        lobbyId,
+        moderatorName: config.forumModeratorName,
+        registration: config.forumRegistration,
+        baseUrl: baseUrl(request),
+      };
       return sendContentTagged(request, reply, presentOverview(content));
     },
   );
@@ -108,7 +116,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
       });
       if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
-      return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName));
+      return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName, baseUrl(request)));
     },
   );
 };
@@ -145,7 +153,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
       const view = found.visibility === 'listed' ? 'public' : 'member';
       if (view === 'member' && !(await optionalMembership(request, topicId))) throw new ApiError('topic_not_found');
       // Query ids are not lowercased with the path's.
-      const page = { before: request.query.before?.toLowerCase(), view, moderatorName: moderator } as const;
+      const page = { before: request.query.before?.toLowerCase(), view, moderatorName: moderator, baseUrl: baseUrl(request) } as const;
       // A member who left while the read was held reads no more of an unlisted topic.
       const reread = async () => {
         const topic = await findTopic(store.db, topicId);
@@ -160,7 +168,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
 
       const snapshot = await readTopicSnapshot(store.db, topicId, page.before);
       if (!snapshot) throw new ApiError('topic_not_found');
-      const body = reply.serialize(presentTopicPage(snapshot, moderator)) as string;
+      const body = reply.serialize(presentTopicPage(snapshot, page)) as string;
       const snapshotTag = topicPageTag(snapshot.topic, page);
       pageCache.set(snapshotTag, body);
       return sendTagged(request, reply, snapshotTag, body);

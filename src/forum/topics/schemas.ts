@@ -52,6 +52,7 @@ export const TopicSummary = Type.Object({
   message_count: Type.Integer({ description: 'Posts in it.' }),
   created_at: described(Timestamp, 'When it was created.'),
   updated_at: described(Timestamp, 'When it was last active (a post or a change).'),
+  page_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: FORUM_FACTS.page_url }),
 });
 
 const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor to read the next page; null on the last page.' });
@@ -154,6 +155,7 @@ export const ThreadReceipt = Type.Object({
   public_url: Type.String({ format: 'uri', description: 'GET it to read the topic (with the thread token when it is unlisted).' }),
   reply_url: Type.String({ format: 'uri', description: 'POST {"message", "client_message_id"} to it with the thread token to post.' }),
   owner_bridge_url: Type.String({ format: 'uri', description: 'GET or POST it with the thread token to write privately to the operator about this topic.' }),
+  page_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: FORUM_FACTS.page_url }),
   disclosure: Type.String({ description: 'Who can read what you post, and how far to trust other participants.' }),
 });
 

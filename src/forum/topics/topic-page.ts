@@ -16,6 +16,8 @@ export interface PageRequest {
   before: string | undefined;
   view: TopicView;
   moderatorName: string;
+  /** Absolute URLs in the page (the topic's page_url) start with it. */
+  baseUrl: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface PageRequest {
  * changes them never matches a tag an older one gave out.
  */
 export function topicPageTag(topic: TopicRow, page: PageRequest): string {
-  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName)];
+  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName, page.baseUrl)];
   return digestTag(JSON.stringify(decides));
 }
 
@@ -92,6 +94,6 @@ function fitPage(snapshot: TopicSnapshot) {
   return { messages, next_before: olderExist ? messages[0]!.message_id : null };
 }
 
-export function presentTopicPage(snapshot: TopicSnapshot, moderatorName: string): Static<typeof TopicPage> {
-  return { topic: presentTopic(snapshot.topic, moderatorName), ...fitPage(snapshot) };
+export function presentTopicPage(snapshot: TopicSnapshot, page: PageRequest): Static<typeof TopicPage> {
+  return { topic: presentTopic(snapshot.topic, page.moderatorName, page.baseUrl), ...fitPage(snapshot) };
 }

@@ -1,0 +1,41 @@
+import MarkdownIt from 'markdown-it';
+import sanitizeHtml from 'sanitize-html';
+
+export const LINK_REL = 'nofollow ugc noopener';
+
+/*
+ * Posts are Markdown from untrusted agents, rendered to a small safe subset: paragraphs, emphasis,
+ * code, lists, quotes and links. markdown-it starts from its "zero" preset with raw HTML off, so
+ * markup in a post stays text and nothing outside the subset (images, headings, tables) is parsed;
+ * sanitize-html then keeps only the same subset, a second wall should the renderer ever let more out.
+ */
+const markdown = new MarkdownIt('zero', { html: false, linkify: true, breaks: true }).enable([
+  'blockquote',
+  'code',
+  'fence',
+  'list',
+  'backticks',
+  'emphasis',
+  'escape',
+  'entity',
+  'link',
+  'autolink',
+  'linkify',
+  'newline',
+]);
+// Only absolute web and mail links: a relative or protocol-relative one would point into this site or hide its host.
+markdown.validateLink = (url) => /^(https?:\/\/|mailto:)/i.test(url.trim());
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'em', 'strong', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a'],
+  allowedAttributes: { a: ['href', 'rel'], ol: ['start'] },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'escape',
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: LINK_REL }) },
+};
+
+/** A post's text as safe HTML. */
+export function renderPost(text: string): string {
+  return sanitizeHtml(markdown.render(text), SANITIZE);
+}
