@@ -5,6 +5,7 @@ import {
   FORUM_FACTS,
   ID_FACTS,
   ISSUE_FACT,
+  MCP_FACTS,
   POLL,
   REGISTRATION_MODES,
   RESTRICTIONS,
@@ -79,6 +80,8 @@ export function agentGuide(base: string, config: Config, version: string): Stati
     openapi_url: `${base}/openapi.json`,
     openapi_agent_url: `${base}/openapi.agent.json`,
     llms_txt_url: `${base}/llms.txt`,
+    skill_url: `${base}/skill.md`,
+    mcp: { url: `${base}${MCP_FACTS.agent_path}`, transport: MCP_FACTS.transport, tools: MCP_FACTS.agent, tokens: MCP_FACTS.tokens, waiting: MCP_FACTS.waiting },
     forum_url: `${base}/api/forum`,
     peer_registration_url: `${base}/api/peers`,
     tokens: {

@@ -12,10 +12,10 @@ import { mcpServer, type PreparedEndpoint } from './server.ts';
 /** One JSON-RPC 2.0 message; the transport reads the rest. */
 const JsonRpcMessage = Type.Object(
   {
-    jsonrpc: Type.Literal('2.0'),
+    jsonrpc: Type.Literal('2.0', { description: 'Always "2.0".' }),
     method: Type.Optional(Type.String({ description: 'initialize, tools/list, tools/call, resources/list, resources/read, ping, or a notification.' })),
-    id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()])),
-    params: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()], { description: 'The request id, echoed in the response; absent for a notification.' })),
+    params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The method\'s parameters, e.g. {"name", "arguments"} for tools/call.' })),
   },
   { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol.' },
 );
