@@ -6,7 +6,8 @@ import { call, listening, mcpClient, refused } from './support.ts';
 /*
  * Limits over MCP are the routes' own: charged once per tool call (not for initialize or
  * tools/list), shared with HTTP calls from the same source, and counted per client source,
- * forwarded addresses included when the proxy is trusted.
+ * forwarded addresses included when the proxy is trusted. And the transport's timeouts leave a
+ * long wait alone.
  */
 
 let t: TestApp;
@@ -57,4 +58,14 @@ describe('limits over MCP', () => {
     expect((await refused(first, 'start_conversation', { message: 'Again from the first' })).code).toBe('rate_limited');
     await call(second, 'start_conversation', { message: 'From the second' });
   });
+
+  it('a wait longer than the server\'s idle-connection timeout still answers (the transport limits stay on for everything else)', async () => {
+    ({ t, base } = await listening({ REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1' }));
+    const client = await connect();
+    const receipt = await call<{ conversation_id: string; access_token: string }>(client, 'start_conversation', { message: 'Hello' });
+    // The server closes a connection idle for twice the request timeout (2 s here); this wait is idle for 3.
+    const waited = await call<{ messages: unknown[] }>(client, 'wait_for_reply', { conversation_id: receipt.conversation_id, access_token: receipt.access_token, timeout_s: 3 });
+    expect(waited.messages).toEqual([]);
+  });
 });
+
