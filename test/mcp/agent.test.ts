@@ -284,6 +284,8 @@ describe('the HTTP side of /mcp', () => {
     const notRpc = await post(JSON.stringify({ hello: 'world' }));
     expect(notRpc.status).toBe(400);
     expect(await notRpc.json()).toMatchObject({ code: 'invalid_request', field: 'jsonrpc' });
+    // One message per POST: batches left the protocol in 2025-06-18.
+    expect((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]))).status).toBe(400);
     const answered = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }));
     expect(answered.status).toBe(200);
     expect(answered.headers.get('cache-control')).toBe('no-store');
