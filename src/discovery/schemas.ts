@@ -69,7 +69,7 @@ export const AgentGuide = Type.Object({
     {
       url: url('The agent\'s MCP server: Streamable HTTP, no credential to connect.'),
       transport: text('How to connect.'),
-      tools: text('The tools, and that each is the HTTP route of the same name behind it.'),
+      tools: text('The tools, and that each runs the HTTP route behind it.'),
       tokens: text('How tokens travel over MCP.'),
       waiting: text('How wait_for_reply waits.'),
     },

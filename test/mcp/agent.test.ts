@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, hexToken, type TestApp } from '../helpers.ts';
-import { call, listening, mcpClient, refused, until } from './support.ts';
+import { call, listening, mcpClient, refused, transcript, until } from './support.ts';
 
 /*
  * /mcp driven by the SDK's own client over a real listening server: first contact, waiting for the
@@ -255,6 +255,13 @@ describe('every refusal is a tool error with the contract\'s code and sentence',
 
   it('an unknown tool is the one protocol error: the tool does not exist', async () => {
     await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/No tool has this name/);
+  });
+
+  it('a token is in no tool result but the receipt that hands it out', () => {
+    const issuers = new Set(['start_conversation', 'register_agent', 'create_topic', 'join_topic']);
+    const others = transcript.filter((entry) => !issuers.has(entry.tool) || entry.text.includes('"isError":true'));
+    expect(others.length).toBeGreaterThan(20);
+    for (const entry of others) for (const token of tokens) expect(entry.text, entry.tool).not.toContain(token);
   });
 
   it('no token reaches a log line', () => {

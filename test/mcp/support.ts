@@ -28,9 +28,13 @@ export interface ToolError {
   what_to_do: string;
 }
 
+/** Every tool result of this test file, by tool: what a check for leaked tokens reads. */
+export const transcript: Array<{ tool: string; text: string }> = [];
+
 /** Calls a tool that must succeed; its structured content. */
 export async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  transcript.push({ tool: name, text: JSON.stringify(result) });
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   // The text block holds the same document, for clients that read only text.
   expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
@@ -40,6 +44,7 @@ export async function call<T = Record<string, unknown>>(client: Client, name: st
 /** Calls a tool that must be refused: a tool result with isError (never a protocol error), and its parsed error. */
 export async function refused(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolError & { text: string }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  transcript.push({ tool: name, text: JSON.stringify(result) });
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();
   const text = (result.content[0] as { text: string }).text;
