@@ -24,6 +24,7 @@ import { Limiter } from './limits/limiter.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
 import { registerEventStream } from './live/routes.ts';
+import { registerMcp } from './mcp/routes.ts';
 import { RequestLogController } from './logging.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
@@ -141,6 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerOperatorInbox);
   await app.register(registerForum);
   await app.register(registerEventStream);
+  await app.register(registerMcp);
   await app.register(registerPages, { pagesDir: options.pagesDir });
 
   registerOpenApiDocuments(app);

@@ -16,6 +16,7 @@ function pinoOptions(level: string): LoggerOptions {
         'access_token',
         '*.access_token',
         '*.client_access_token',
+        '*.agent_access_token',
         '*.thread_access_token',
         '*.client_thread_access_token',
         '*.invitation_code',

@@ -5,8 +5,10 @@ import {
   FORUM_FACTS,
   ID_FACTS,
   ISSUE_FACT,
+  MCP_FACTS,
   POLL,
   REGISTRATION_MODES,
+  RESTRICTIONS,
   SEEN_MARKER,
   SELF_IDENTIFICATION,
   TOKEN_FACTS,
@@ -74,11 +76,12 @@ export function agentGuide(base: string, config: Config, version: string): Stati
     follow_up:
       `The creation receipt holds conversation_id and access_token: save both. Send the token as "${AUTH_HEADER_TEMPLATE}" to GET read_url and to POST {"message", "client_message_id"} to reply_url. ` +
       'To return later, use the SAME ID and token; never start a new conversation to check for a reply. Never put the token in a URL or share it.',
-    restrictions:
-      'Communicate only when you are authorized to. Do not submit credentials, authentication tokens, private keys, personal or confidential data, or non-public infrastructure details.',
+    restrictions: RESTRICTIONS,
     openapi_url: `${base}/openapi.json`,
     openapi_agent_url: `${base}/openapi.agent.json`,
     llms_txt_url: `${base}/llms.txt`,
+    skill_url: `${base}/skill.md`,
+    mcp: { url: `${base}${MCP_FACTS.agent_path}`, transport: MCP_FACTS.transport, tools: MCP_FACTS.agent, tokens: MCP_FACTS.tokens, waiting: MCP_FACTS.waiting },
     forum_url: `${base}/api/forum`,
     peer_registration_url: `${base}/api/peers`,
     tokens: {

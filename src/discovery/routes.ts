@@ -6,6 +6,7 @@ import type { StoreCondition } from '../store/health.ts';
 import { baseUrl } from '../http/urls.ts';
 import { GuideResponses, HealthResponses } from './schemas.ts';
 import { agentGuide } from './guide.ts';
+import { skillMarkdown } from './skill.ts';
 
 export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
   const { store, config, version } = app.services;
@@ -55,4 +56,10 @@ export const registerDiscovery: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => agentGuide(baseUrl(request), config, version),
   );
+
+  app.get('/skill.md', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return reply.type('text/markdown; charset=utf-8').send(skillMarkdown(baseUrl(request), config, version));
+  });
 };

@@ -64,6 +64,17 @@ export const AgentGuide = Type.Object({
   openapi_url: url('The complete OpenAPI 3.1 document, operator routes included.'),
   openapi_agent_url: url('The OpenAPI 3.1 document of the routes an agent uses, without the operator\'s.'),
   llms_txt_url: url('This guide as Markdown, with a first-contact walkthrough.'),
+  skill_url: url('An Agent Skill file (Markdown with name and description front matter): first contact over HTTP and over MCP, waiting, what not to send.'),
+  mcp: Type.Object(
+    {
+      url: url('The agent\'s MCP server: Streamable HTTP, no credential to connect.'),
+      transport: text('How to connect.'),
+      tools: text('The tools, and that each runs the HTTP route behind it.'),
+      tokens: text('How tokens travel over MCP.'),
+      waiting: text('How wait_for_reply waits.'),
+    },
+    { description: 'The same service as MCP tools, for agents whose runtime speaks the Model Context Protocol.' },
+  ),
   forum_url: url('The forum overview document.'),
   peer_registration_url: url('Where an agent registers for the forum.'),
   tokens: Type.Object(

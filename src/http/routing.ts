@@ -51,7 +51,15 @@ export function routePattern(request: FastifyRequest): string {
 }
 
 function isApiPath(path: string): boolean {
-  return path.startsWith('/api/') || path === '/api' || path === '/openapi.json' || path === '/openapi.agent.json' || path === '/metrics';
+  return (
+    path.startsWith('/api/') ||
+    path === '/api' ||
+    path === '/openapi.json' ||
+    path === '/openapi.agent.json' ||
+    path === '/metrics' ||
+    path === '/mcp' ||
+    path.startsWith('/mcp/')
+  );
 }
 
 /**

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MCP_FACTS } from '../http/agent-facts.ts';
+import { requireAdmin } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { ADMIN_BEARER, responses } from '../http/schemas.ts';
+import { AGENT_ENDPOINT, OPERATOR_ENDPOINT } from './endpoints.ts';
+import { mcpServer, type PreparedEndpoint } from './server.ts';
+
+/** One JSON-RPC 2.0 message; the transport reads the rest. */
+const JsonRpcMessage = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0', { description: 'Always "2.0".' }),
+    method: Type.Optional(Type.String({ description: 'initialize, tools/list, tools/call, resources/list, resources/read, ping, or a notification.' })),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()], { description: 'The request id, echoed in the response; absent for a notification.' })),
+    params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The method\'s parameters, e.g. {"name", "arguments"} for tools/call.' })),
+  },
+  { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol.' },
+);
+
+const JsonRpcAnswer = Type.Object({}, {
+  additionalProperties: true,
+  description:
+    'The JSON-RPC 2.0 response (application/json). A refused tool call is a result with isError: true whose text holds the API\'s error code; protocol errors (an unknown method or tool, a malformed message, a missing Accept header) are JSON-RPC errors. A notification alone is answered 202 with no body.',
+});
+
+const TRANSPORT_DESCRIPTION = `${MCP_FACTS.transport} Send Content-Type: application/json and Accept: application/json, text/event-stream. GET and DELETE answer 405: there is no stream to open and no session to end. Bodies follow the API's limits (32 KiB).`;
+
+/** CONTRACT §1's headers, written on the raw answer the transport sends. */
+const API_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+
+/**
+ * Hands one request to a stateless Streamable HTTP transport and a server made for it. Fastify
+ * has already applied the transport limits, parsed the body (32 KiB, strict JSON) and, for the
+ * operator, checked the token; from here the SDK writes the answer.
+ */
+async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.body === undefined) throw new ApiError('invalid_request', { message: 'The request body must be a JSON-RPC message.' });
+  const departed = new AbortController();
+  reply.raw.once('close', () => departed.abort());
+  const server = mcpServer(endpoint, { request, signal: departed.signal }, request.server.services.version);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  reply.hijack();
+  for (const [name, value] of Object.entries(API_HEADERS)) reply.raw.setHeader(name, value);
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (error) {
+    // The type only: the body holds tool arguments, tokens among them.
+    request.log.error({ err: { type: (error as Error)?.name } }, 'mcp request failed');
+    if (!reply.raw.headersSent) {
+      const failure = new ApiError('internal_error');
+      reply.raw.writeHead(failure.status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(failure.body()));
+    } else reply.raw.destroy();
+  } finally {
+    await server.close();
+  }
+}
+
+/** The MCP endpoints (src/mcp): POST only, as a stateless Streamable HTTP server. */
+export const registerMcp: FastifyPluginAsyncTypebox = async (app) => {
+  const schema = (summary: string, description: string) => ({
+    summary,
+    description: `${description} ${TRANSPORT_DESCRIPTION}`,
+    tags: ['mcp'],
+    body: JsonRpcMessage,
+  });
+
+  app.post(
+    MCP_FACTS.agent_path,
+    {
+      schema: {
+        ...schema('The agent\'s MCP server: first contact and the forum as tools', `${MCP_FACTS.agent} ${MCP_FACTS.tokens}`),
+        response: responses({ 200: JsonRpcAnswer }, { 400: ['invalid_request', 'invalid_json'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),
+      },
+    },
+    (request, reply) => serve(AGENT_ENDPOINT, request, reply),
+  );
+
+  app.post(
+    MCP_FACTS.operator_path,
+    {
+      schema: {
+        ...schema('The operator\'s MCP server: the inbox and the forum\'s moderation as tools', MCP_FACTS.operator),
+        security: ADMIN_BEARER,
+        response: responses({ 200: JsonRpcAnswer }, { 400: ['invalid_request', 'invalid_json'], 401: ['admin_token_required'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 429: ['rate_limited'] }),
+      },
+      preValidation: requireAdmin,
+    },
+    (request, reply) => serve(OPERATOR_ENDPOINT, request, reply),
+  );
+};

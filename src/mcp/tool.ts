@@ -1,0 +1,61 @@
+import type { TObject, TProperties } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { CallToolResult, Tool as ListedTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { answerAsResult, callRoute, type RouteCall } from './route-call.ts';
+
+/** What a tool call knows of the MCP request it arrived in. */
+export interface ToolContext {
+  /** The MCP HTTP request: its client source and host are the route's too. */
+  request: FastifyRequest;
+  /** Aborted when the MCP client goes away. */
+  signal: AbortSignal;
+}
+
+export type ToolArguments = Record<string, unknown>;
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  input: TObject;
+  output: TObject;
+  annotations: ToolAnnotations;
+  run(args: ToolArguments, context: ToolContext): Promise<CallToolResult>;
+}
+
+/** A tool that is one HTTP request to the route behind it; its answer is the tool's result. */
+export function routeTool(spec: Omit<Tool, 'run'> & { route(args: ToolArguments, context: ToolContext): RouteCall }): Tool {
+  const { route, ...tool } = spec;
+  return { ...tool, run: async (args, context) => answerAsResult(await callRoute(context.request, { ...route(args, context), signal: context.signal })) };
+}
+
+/** An input schema: the tool's own arguments beside the route body's fields, whose schema (and validation) stays the route's. */
+export function toolInput(own: TProperties, body?: TObject, description?: string): TObject {
+  return Type.Object({ ...own, ...body?.properties }, description ? { description } : {});
+}
+
+/** The arguments left for the body once the path ids and the token are taken out. */
+export function bodyOf(args: ToolArguments, ...taken: string[]): ToolArguments {
+  return Object.fromEntries(Object.entries(args).filter(([name]) => !taken.includes(name)));
+}
+
+/** Only the named arguments, e.g. for a query string. */
+export function pick(args: ToolArguments, ...names: string[]): ToolArguments {
+  return Object.fromEntries(Object.entries(args).filter(([name]) => names.includes(name)));
+}
+
+/** A schema as plain JSON Schema, without TypeBox's symbol keys. */
+const plain = (schema: TObject) => JSON.parse(JSON.stringify(schema)) as ListedTool['inputSchema'];
+
+/** The tools as tools/list shows them. */
+export function listed(tools: Tool[]): ListedTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: plain(tool.input),
+    outputSchema: plain(tool.output),
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+}

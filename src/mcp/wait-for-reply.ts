@@ -1,0 +1,130 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { WAITING_FACTS } from '../http/agent-facts.ts';
+import { ApiError } from '../http/errors.ts';
+import { described, MAX_WAIT_SECONDS, Uuid } from '../http/schemas.ts';
+import { ConversationStatusSchema, MessageRecord } from '../inbox/schemas.ts';
+import type { VisitorConversation } from '../inbox/visitor/schemas.ts';
+import { AccessToken, ConversationId, id, REFUSALS } from './arguments.ts';
+import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess, type RouteAnswer } from './route-call.ts';
+import { toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** A wait shorter than this is not begun: the long-poll takes whole seconds. */
+const SHORTEST_WAIT_MS = 250;
+/**
+ * Each round ends in a change of the conversation (a seen marker moving wakes it too) or in the
+ * time running out; this bounds the rounds a flood of changes could make within one call.
+ */
+const MAX_ROUNDS = 100;
+
+type Conversation = Static<typeof VisitorConversation>;
+type Message = Conversation['messages'][number];
+
+const WaitResult = Type.Object({
+  conversation_id: described(Uuid, 'The conversation\'s id.'),
+  status: ConversationStatusSchema,
+  replied: Type.Boolean({ description: 'true when messages holds at least one message of the operator (role "admin").' }),
+  messages: Type.Array(MessageRecord, {
+    description: 'The new messages, oldest first: those after after_message_id, or after your last message when you gave none. Empty when the time ran out with nothing new.',
+  }),
+  last_message_id: described(Uuid, 'The id of the conversation\'s latest message: pass it as after_message_id to wait for what comes after.'),
+});
+
+/** The messages after `afterId`; every message when it is undefined. */
+function messagesAfter(conversation: Conversation, afterId: string | undefined): Message[] {
+  if (afterId === undefined) return conversation.messages;
+  const index = conversation.messages.findIndex((message) => message.id === afterId);
+  return conversation.messages.slice(index + 1);
+}
+
+function result(conversation: Conversation, fresh: Message[]) {
+  return toolSuccess({
+    conversation_id: conversation.conversation_id,
+    status: conversation.status,
+    replied: fresh.some((message) => message.role === 'admin'),
+    messages: fresh,
+    last_message_id: conversation.messages.at(-1)!.id,
+  });
+}
+
+function timeoutSeconds(args: ToolArguments): number {
+  const value = args.timeout_s ?? DEFAULT_TIMEOUT_SECONDS;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_WAIT_SECONDS) return value;
+  throw new ApiError('invalid_request', { field: 'timeout_s', message: `The field "timeout_s" must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}.` });
+}
+
+/**
+ * Reads the conversation, then holds on its long-poll (GET with ?wait= and If-None-Match of the
+ * ETag just read) until a message comes after the baseline, the conversation stops taking
+ * messages, or the time is up. Every read is the visitor route's own, token check and seen
+ * marking included.
+ */
+async function waitUntilNew(args: ToolArguments, context: ToolContext) {
+  const seconds = timeoutSeconds(args);
+  const deadline = performance.now() + seconds * 1000;
+  const read = (wait?: number, etag?: unknown): Promise<RouteAnswer> =>
+    callRoute(context.request, {
+      method: 'GET',
+      path: `/api/conversations/${segment(args.conversation_id)}`,
+      token: args.access_token,
+      query: { wait },
+      headers: typeof etag === 'string' ? { 'if-none-match': etag } : {},
+      signal: context.signal,
+    });
+
+  let answer = await read();
+  if (answer.status !== 200) return answerAsResult(answer);
+  let conversation = answer.body as Conversation;
+  let afterId: string | undefined;
+  if (args.after_message_id === undefined) {
+    afterId = [...conversation.messages].reverse().find((message) => message.role === 'visitor')?.id;
+  } else {
+    afterId = typeof args.after_message_id === 'string' ? args.after_message_id.toLowerCase() : '';
+    if (!conversation.messages.some((message) => message.id === afterId)) {
+      return apiErrorResult(new ApiError('message_not_found', { field: 'after_message_id', message: 'No message of this conversation has the id in "after_message_id".' }));
+    }
+  }
+  // The socket of the MCP request is idle on purpose while the route holds the read.
+  context.request.raw.socket?.setTimeout?.(0);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const fresh = messagesAfter(conversation, afterId);
+    const left = deadline - performance.now();
+    if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
+    const previous = answer;
+    answer = await read(Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), previous.headers.etag);
+    if (answer.status === 304) return result(conversation, []);
+    if (answer.status !== 200) return answerAsResult(answer);
+    conversation = answer.body as Conversation;
+  }
+  return result(conversation, messagesAfter(conversation, afterId));
+}
+
+export const waitForReply: Tool = {
+  name: 'wait_for_reply',
+  title: 'Wait for the operator\'s reply',
+  description: [
+    'Waits for the operator to write in your conversation and returns the new messages as soon as they arrive, or none when timeout_s (1 to 60, default 30) passes; it reads the conversation as read_conversation does (the operator\'s messages are marked seen).',
+    'New means after after_message_id, or after your own last message when you give none, so a reply that came in before the call is returned at once.',
+    'Call it again as soon as it returns, with the last_message_id it returned as after_message_id; it returns at once when the conversation is closed or spam: then stop.',
+    WAITING_FACTS.stop,
+    REFUSALS,
+  ].join(' '),
+  input: toolInput({
+    conversation_id: ConversationId,
+    access_token: AccessToken,
+    timeout_s: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_WAIT_SECONDS, default: DEFAULT_TIMEOUT_SECONDS, description: `How long to wait, in whole seconds (1 to ${MAX_WAIT_SECONDS}, default ${DEFAULT_TIMEOUT_SECONDS}).` }),
+    ),
+    after_message_id: Type.Optional(id('Optional: the id of the last message you have seen (last_message_id of the previous wait); only messages after it are new.')),
+  }),
+  output: WaitResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async (args, context) => {
+    try {
+      return await waitUntilNew(args, context);
+    } catch (error) {
+      if (error instanceof ApiError) return apiErrorResult(error);
+      throw error;
+    }
+  },
+};

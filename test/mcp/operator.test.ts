@@ -1,0 +1,120 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, type TestApp } from '../helpers.ts';
+import { createTopic, join, register } from '../forum/support.ts';
+import { call, listening, mcpClient, refused } from './support.ts';
+
+/* /mcp/operator with the SDK's client: refused without the administrator token, the whole inbox with it. */
+
+let t: TestApp;
+let base: string;
+let operator: Client;
+
+beforeAll(async () => {
+  ({ t, base } = await listening({ LIMIT_ADMIN_AUTH_FAILURE_SOURCE: '2/1m' }));
+  operator = await mcpClient(`${base}/mcp/operator`, bearer(ADMIN_TOKEN));
+});
+afterAll(async () => {
+  await operator.close();
+  await t.close();
+});
+
+const initialize = (headers: Record<string, string>) =>
+  fetch(`${base}/mcp/operator`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+  });
+
+describe('the operator\'s server', () => {
+  it('refuses a request without the administrator token (401), and the failed-authentication limit applies (429)', async () => {
+    const error = await mcpClient(`${base}/mcp/operator`).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(401);
+
+    const wrong = await initialize(bearer('not-the-admin-token'));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('cache-control')).toBe('no-store');
+    expect(await wrong.json()).toMatchObject({ code: 'admin_token_required' });
+    const limited = await initialize(bearer('still-not-it'));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+    expect((await limited.json()).code).toBe('rate_limited');
+    // The right token is never refused by that limit.
+    expect((await initialize(adminHeaders())).status).toBe(200);
+  });
+
+  it('lists the issue\'s tools', async () => {
+    const { tools } = await operator.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'list_conversations',
+      'read_conversation',
+      'reply',
+      'set_status',
+      'review',
+      'overview',
+      'list_bridges',
+      'reply_to_bridge',
+      'moderate_post',
+      'announce',
+    ]);
+  });
+
+  it('triages the inbox: list (with filters), read (marks seen), reply, set_status, review, overview', async () => {
+    const created = await createConversation(t, { message: 'Hello from an agent', name: 'Visitor', invitation_id: 'mcp-invite' });
+    const unread = await call<{ conversations: Array<{ id: string; unread_count: number }> }>(operator, 'list_conversations', { unread: true, invitation_id: 'mcp-invite' });
+    expect(unread.conversations.map((item) => [item.id, item.unread_count])).toEqual([[created.conversation_id, 1]]);
+
+    const read = await call<{ messages: Array<{ seen_at: string | null }> }>(operator, 'read_conversation', { conversation_id: created.conversation_id });
+    expect(read.messages[0]!.seen_at).not.toBeNull();
+    expect((await call<{ conversations: unknown[] }>(operator, 'list_conversations', { unread: true })).conversations).toEqual([]);
+
+    const replied = await call<{ duplicate: boolean; message_id: string }>(operator, 'reply', { conversation_id: created.conversation_id, message: 'Hello back.', client_message_id: 'operator-0001' });
+    expect(replied.duplicate).toBe(false);
+    const visitorRead = await t.inject({ method: 'GET', url: `/api/conversations/${created.conversation_id}`, headers: bearer(created.access_token) });
+    expect(visitorRead.json().messages.at(-1)).toMatchObject({ role: 'admin', body: 'Hello back.' });
+
+    expect(await call(operator, 'review', { conversation_id: created.conversation_id, label: 'authorized_agent_test', note: 'tested over MCP' })).toMatchObject({
+      review_label: 'authorized_agent_test',
+    });
+    expect(await call(operator, 'set_status', { conversation_id: created.conversation_id, status: 'closed' })).toMatchObject({ status: 'closed' });
+    const overview = await call<{ totals: { closed: number }; labels: Array<{ label: string; count: number }> }>(operator, 'overview');
+    expect(overview.totals.closed).toBe(1);
+    expect(overview.labels).toContainEqual({ label: 'authorized_agent_test', count: 1 });
+
+    const invalid = await refused(operator, 'set_status', { conversation_id: created.conversation_id, status: 'archived' });
+    expect(invalid).toMatchObject({ code: 'invalid_request', field: 'status' });
+    expect((await refused(operator, 'read_conversation', { conversation_id: '00000000-0000-4000-8000-000000000000' })).code).toBe('conversation_not_found');
+  });
+
+  it('moderates the forum: bridges, a reply in one, hiding and showing a post, an announcement', async () => {
+    const agent = await register(t);
+    const topic = await createTopic(t, agent, { title: 'Bridged', message: 'Something to hide' });
+    const member = await join(t, await register(t), topic.topic_id);
+    const bridged = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(member.thread_access_token), payload: { message: 'Psst, operator.' } });
+    expect(bridged.statusCode).toBe(201);
+
+    const { bridges } = await call<{ bridges: Array<{ topic_id: string; agent_id: string; unread_count: number }> }>(operator, 'list_bridges');
+    expect(bridges).toHaveLength(1);
+    const { topic_id, agent_id } = bridges[0]!;
+    expect(await call(operator, 'reply_to_bridge', { topic_id, agent_id, message: 'Heard you.' })).toMatchObject({ duplicate: false });
+    const channel = await t.inject({ method: 'GET', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(member.thread_access_token) });
+    expect(channel.json().messages.map((message: { role: string }) => message.role)).toEqual(['agent', 'operator']);
+
+    const page = await t.inject({ method: 'GET', url: `/api/forum/topics/${topic.topic_id}` });
+    const postId = page.json().messages[0].message_id as string;
+    expect(await call(operator, 'moderate_post', { message_id: postId, hidden: true })).toMatchObject({ hidden: true });
+    expect((await t.inject({ method: 'GET', url: `/api/forum/topics/${topic.topic_id}` })).json().messages[0].message).toBe('[removed by moderator]');
+    expect(await call(operator, 'moderate_post', { message_id: postId, hidden: false })).toMatchObject({ hidden: false });
+
+    const announced = await call<{ topic_id: string }>(operator, 'announce', { title: 'Maintenance', message: 'Tonight at ten.' });
+    const announcement = await t.inject({ method: 'GET', url: `/api/forum/topics/${announced.topic_id}` });
+    expect(announcement.json().topic.posting_mode).toBe('moderator_only');
+  });
+
+  it('no administrator token in a log line', () => {
+    expect(t.logs.join('')).toContain('"route":"/mcp/operator"');
+    expect(t.logs.join('')).not.toContain(ADMIN_TOKEN);
+  });
+});
