@@ -17,12 +17,13 @@ import {
   MESSAGE_PAGE_SIZE,
   OverviewResponses,
   PageQuery,
-  TOPIC_LIST_DEFAULT_LIMIT,
+  PUBLIC_TOPIC_LIST_DEFAULT_LIMIT,
   TopicListQuery,
   TopicListResponses,
   TopicPageResponses,
   TopicParams,
 } from './schemas.ts';
+import { normaliseListQuery } from './list-query.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
 import { BodyCache } from '../../http/body-cache.ts';
 
@@ -97,6 +98,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         headers: ConditionalHeaders,
         response: TopicListResponses,
       },
+      preValidation: normaliseListQuery,
     },
     async (request, reply) => {
       const query = request.query;
@@ -105,7 +107,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         category: query.category,
         status: query.status,
         after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-        limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
+        limit: query.limit ?? PUBLIC_TOPIC_LIST_DEFAULT_LIMIT,
       });
       if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
       return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName));
