@@ -7,6 +7,7 @@ import { presentModeratorPost } from '../posts/presenters.ts';
 import type { PostRow } from '../posts/queries.ts';
 import type { TopicStatus } from '../tables.ts';
 import type { ThreadToken } from './commands/thread-token.ts';
+import { MODERATOR_CREATOR } from './moderator-topic.ts';
 import type { CategoryRow, TopicRow } from './queries.ts';
 import type {
   AnnouncementReceipt,
@@ -36,7 +37,12 @@ export function presentCategoryList(categories: CategoryRow[]): Static<typeof Ca
   return { categories: categories.map(presentCategory) };
 }
 
-/** The moderator's topics carry the configured moderator name, whatever it was when they were made. */
+/**
+ * The moderator's topics carry the configured moderator name, whatever it was when they were made.
+ * A topic whose creating agent was removed (the smoke-test clean-up) has no agent either, and keeps its creator's name.
+ */
+const isModeratorTopic = (topic: TopicRow) => topic.created_by_agent_id === null && topic.created_by === MODERATOR_CREATOR;
+
 export function presentTopic(topic: TopicRow, moderatorName: string): Static<typeof TopicSummary> {
   return {
     topic_id: topic.id,
@@ -46,7 +52,7 @@ export function presentTopic(topic: TopicRow, moderatorName: string): Static<typ
     posting_mode: topic.posting_mode,
     status: topic.status,
     visibility: topic.visibility,
-    created_by: topic.created_by_agent_id === null ? moderatorName : topic.created_by,
+    created_by: isModeratorTopic(topic) ? moderatorName : topic.created_by,
     member_count: topic.member_count,
     message_count: topic.message_count,
     created_at: isoTime(topic.created_at),
