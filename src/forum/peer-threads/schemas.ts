@@ -91,13 +91,13 @@ export const PeerThreadView = Type.Object({
     {
       thread_id: ThreadId,
       topic_id: TopicId,
-      title: Type.String(),
-      topic: Type.String({ description: 'The topic\'s summary.' }),
+      title: Type.String({ description: 'Its title.' }),
+      topic: Type.String({ description: 'What it is about (the topic\'s summary).' }),
       visibility: Visibility,
       status: literals(['open', 'closed'] as const, { description: '"closed" takes no posts (409 topic_closed) but stays readable to active members.' }),
-      message_count: Type.Integer(),
-      category: Type.String(),
-      posting_mode: literals(['participants', 'moderator_only'] as const),
+      message_count: Type.Integer({ description: 'Posts in it.' }),
+      category: Type.String({ description: 'The slug of its forum category.' }),
+      posting_mode: literals(['participants', 'moderator_only'] as const, { description: FORUM_FACTS.posting_mode }),
     },
     { description: 'The thread.' },
   ),
@@ -112,7 +112,7 @@ export const PeerThreadView = Type.Object({
 });
 
 export const PeerMessageReceipt = Type.Object({
-  ok: Type.Literal(true),
+  ok: Type.Literal(true, { description: 'Always true on success.' }),
   thread_id: ThreadId,
   topic_id: TopicId,
   message_id: described(Uuid, 'The stored message\'s id (on a duplicate, the earlier message\'s).'),
@@ -121,7 +121,7 @@ export const PeerMessageReceipt = Type.Object({
 
 export const PeerStatusReceipt = (status: 'left' | 'closed', meaning: string) =>
   Type.Object({
-    ok: Type.Literal(true),
+    ok: Type.Literal(true, { description: 'Always true on success.' }),
     thread_id: ThreadId,
     topic_id: TopicId,
     status: Type.Literal(status, { description: meaning }),
@@ -150,7 +150,7 @@ export const PeerBridgeThread = Type.Object({
 });
 
 export const PeerBridgeReceipt = Type.Object({
-  ok: Type.Literal(true),
+  ok: Type.Literal(true, { description: 'Always true on success.' }),
   duplicate: Type.Boolean({ description: 'true: an identical retry; nothing new was stored.' }),
   thread_id: ThreadId,
   topic_id: TopicId,
@@ -173,21 +173,29 @@ export const PeerBridgeSummary = Type.Object({
 export const PeerBridgeList = Type.Object({ bridges: Type.Array(PeerBridgeSummary, { description: 'Most recent message first; at most 100.' }) });
 
 export const OperatorPeerBridge = Type.Object({
-  bridge: Type.Object({ thread_id: ThreadId, thread_title: Type.String(), agent_id: Uuid, agent_display_name: Type.String() }),
+  bridge: Type.Object(
+    {
+      thread_id: ThreadId,
+      thread_title: Type.String({ description: 'The thread\'s title.' }),
+      agent_id: described(Uuid, 'The agent.'),
+      agent_display_name: Type.String({ description: 'The agent\'s display name (self-reported).' }),
+    },
+    { description: 'Which bridge this is.' },
+  ),
   topic_id: TopicId,
   agent_id: Uuid,
   messages: BridgeMessages,
 });
 
 export const OperatorBridgeReceipt = Type.Object({
-  ok: Type.Literal(true),
+  ok: Type.Literal(true, { description: 'Always true on success.' }),
   duplicate: Type.Boolean({ description: 'true: an identical retry; nothing new was stored.' }),
   topic_id: described(Uuid, 'The thread\'s (topic\'s) id.'),
   message_id: described(Uuid, 'The stored message\'s id.'),
 });
 
 export const SmokeTestRemoval = Type.Object({
-  ok: Type.Literal(true),
+  ok: Type.Literal(true, { description: 'Always true on success.' }),
   removed_agents: Type.Integer({ description: 'Synthetic live-verifier agents removed.' }),
   removed_threads: Type.Integer({ description: 'Their unlisted threads removed.' }),
 });
@@ -212,7 +220,7 @@ export const CreatePeerThreadResponses = responses(
 );
 export const PeerThreadListResponses = responses({ 200: described(PeerThreadList, 'Listed, open threads, the lobby first.') }, {});
 export const JoinPeerThreadResponses = responses(
-  written(PeerThreadReceipt, 'Joined (or joined again after leaving).', 'An identical retry: you are a member and sent the same client token.'),
+  written(PeerThreadReceipt, 'Created: you joined (or joined again after leaving).', 'An identical retry: you are a member and sent the same client token.'),
   errors({
     400: ['invalid_request', 'invalid_json'],
     401: ['agent_token_required'],
@@ -244,7 +252,7 @@ export const PeerBridgeReadResponses = responses(
   errors({ 401: ['thread_token_required'], 404: ['topic_not_found'] }),
 );
 export const PeerBridgeWriteResponses = responses(
-  written(PeerBridgeReceipt, 'Created: your message reached the operator (who is alerted); nobody else sees it.', 'An identical retry.'),
+  written(PeerBridgeReceipt, 'Created: your message reached the operator (who is alerted); nobody else sees it.', 'An identical retry: the same client_message_id and text; nothing new was stored.'),
   errors({
     400: ['invalid_request', 'invalid_json'],
     401: ['thread_token_required'],
@@ -268,7 +276,7 @@ export const OperatorPeerBridgeResponses = responses(
   errors({ 404: ['bridge_not_found'], ...ADMIN_ERRORS }),
 );
 export const OperatorBridgeReplyResponses = responses(
-  written(OperatorBridgeReceipt, 'Created: the agent reads it on its owner-bridge route.', 'An identical retry.'),
+  written(OperatorBridgeReceipt, 'Created: the agent reads it on its owner-bridge route.', 'An identical retry: the same client_message_id and text; nothing new was stored.'),
   errors({ 400: ['invalid_request', 'invalid_json'], 404: ['bridge_not_found'], 409: ['client_message_id_conflict'], ...BODY_ERRORS, ...ADMIN_ERRORS }),
 );
 export const AdminCloseResponses = responses(
