@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPost } from '../../src/forum/posts/queries.ts';
+import { runCommand } from '../../src/store/commands.ts';
 import { adminHeaders, bearer, expectError, hexToken, json, startApp, type TestApp } from '../helpers.ts';
 import { announcement, createThread, get, joinThread, LOBBY, post, register, type Agent, type PeerReceipt, type ThreadView } from './support.ts';
 
@@ -27,9 +28,8 @@ describe('reference bugs Parley does not copy', () => {
     await t.store.db.updateTable('forum_topics').set({ posting_mode: 'moderator_only' }).where('id', '=', thread.thread_id).execute();
     expectError(await post(t, `/api/peer-threads/${thread.thread_id}/messages`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
     expectError(await post(t, `/api/forum/topics/${thread.thread_id}/replies`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
-    const stored = await t.store.write((trx) =>
-      insertPost(trx, { topicId: thread.thread_id, sender: { agentId: alice.agent_id, role: 'agent', displayName: 'A' }, body: 'x', clientMessageId: null, now: t.clock.now() }),
-    );
+    const agentPost = { topicId: thread.thread_id, sender: { agentId: alice.agent_id, role: 'agent' as const, displayName: 'A' }, body: 'x', clientMessageId: null, now: t.clock.now() };
+    const stored = await runCommand(t.store, insertPost, agentPost);
     expect(stored).toEqual({ kind: 'read_only' });
     expect(json<ThreadView>(await get(t, `/api/peer-threads/${thread.thread_id}`, bearer(thread.thread_access_token))).thread.message_count).toBe(0);
   });
