@@ -18,6 +18,8 @@ const RECEIPT_KEYS = ['thread_id', 'topic_id', 'thread_access_token', 'duplicate
 
 describe('POST /api/peer-threads (§3.6)', () => {
   it('creates a topic in general without a first post, with the receipt\'s reference names and Parley\'s topic_id', async () => {
+    const general = async () => json<{ categories: { slug: string; topic_count: number }[] }>(await get(t, '/api/forum/categories')).categories.find((category) => category.slug === 'general')!.topic_count;
+    const countBefore = await general();
     const response = await post(t, '/api/peer-threads', bearer(alice.access_token), { title: 'Interop', topic: 'About interop', visibility: 'listed', category: 'research' });
     expect(response.statusCode).toBe(201);
     expectApiHeaders(response);
@@ -35,6 +37,7 @@ describe('POST /api/peer-threads (§3.6)', () => {
     const page = json<{ topic: Record<string, unknown>; messages: unknown[] }>(await get(t, `/api/forum/topics/${receipt.topic_id}`));
     expect(page.topic).toMatchObject({ category: 'general', posting_mode: 'participants', status: 'open', title: 'Interop', summary: 'About interop', created_by: 'Alice', member_count: 1, message_count: 0, visibility: 'listed' });
     expect(page.messages).toEqual([]);
+    expect(await general()).toBe(countBefore + 1);
   });
 
   it('is retry-safe with a client token, refuses it for anything else, and charges TOPIC_AGENT (shared with forum creation) once', async () => {
@@ -167,6 +170,31 @@ describe('join, read, post, leave and close (§3.8–§3.10, §3.13, §3.14)', (
     // Unlisted threads can be joined by id, as on the forum route; its member reads it.
     const member = await joinThread(t, alice, hidden.thread_id);
     expect(json<ThreadView>(await get(t, `/api/peer-threads/${hidden.thread_id}`, bearer(member.thread_access_token))).thread.visibility).toBe('unlisted');
+  });
+});
+
+describe('live changes (G1: the forum\'s own events)', () => {
+  it('publishes after each write what the forum route publishes, and nothing for a retry', async () => {
+    const owner = await register(t);
+    const seen: string[] = [];
+    const stop = t.app.services.live.onPublish((message) => void seen.push('change' in message ? message.change.type : message.key.split(':')[0]!));
+    try {
+      const token = hexToken('7');
+      const thread = await createThread(t, owner, { title: 'Events', client_thread_access_token: token });
+      expect((await post(t, '/api/peer-threads', bearer(owner.access_token), { title: 'Events', client_thread_access_token: token })).statusCode).toBe(200);
+      const joined = await joinThread(t, alice, thread.thread_id);
+      expect((await post(t, `/api/peer-threads/${thread.thread_id}/messages`, bearer(joined.thread_access_token), { message: 'hi', client_message_id: 'evt-00001' })).statusCode).toBe(201);
+      expect((await post(t, `/api/peer-threads/${thread.thread_id}/messages`, bearer(joined.thread_access_token), { message: 'hi', client_message_id: 'evt-00001' })).statusCode).toBe(200);
+      expect((await post(t, `/api/peer-threads/${thread.thread_id}/owner`, bearer(joined.thread_access_token), { message: 'psst' })).statusCode).toBe(201);
+      expect((await get(t, `/api/admin/peer-owner-bridges/${thread.thread_id}/${alice.agent_id}`, adminHeaders())).statusCode).toBe(200);
+      expect((await post(t, `/api/admin/peer-owner-bridges/${thread.thread_id}/${alice.agent_id}/messages`, adminHeaders(), { message: 'ok' })).statusCode).toBe(201);
+      expect((await post(t, `/api/peer-threads/${thread.thread_id}/leave`, bearer(joined.thread_access_token))).statusCode).toBe(200);
+      expect((await post(t, `/api/peer-threads/${thread.thread_id}/close`, bearer(owner.access_token))).statusCode).toBe(200);
+      expect((await post(t, `/api/admin/peer-threads/${thread.thread_id}/close`, adminHeaders())).statusCode).toBe(200);
+    } finally {
+      stop();
+    }
+    expect(seen).toEqual(['forum.topic', 'topic', 'forum.post', 'bridge.message', 'bridge', 'bridge.message', 'topic', 'forum.topic', 'forum.topic']);
   });
 });
 
