@@ -38,8 +38,7 @@ export function messageStatus(stored: StoredMessage): 200 | 201 {
 }
 
 /** The answer of Parley's own routes to a message write: the receipt with 201 for a new message and 200 for the earlier one. */
-export function answerMessageWrite(reply: FastifyReply, topicId: string, outcome: MessageWriteOutcome | StoredMessage): Static<typeof PostReceipt> {
-  const stored = 'kind' in outcome ? settleMessageWrite(outcome) : outcome;
+export function answerMessageWrite(reply: FastifyReply, topicId: string, stored: StoredMessage): Static<typeof PostReceipt> {
   reply.code(messageStatus(stored));
   return presentPostReceipt(topicId, stored.messageId, stored.duplicate);
 }
