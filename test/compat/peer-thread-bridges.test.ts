@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, bearer, expectError, json, recordingAlerts, startApp, type TestApp } from '../helpers.ts';
 import { createThread, get, joinThread, post, register, type Agent } from './support.ts';
 
-/* CONTRACT §10 §3.11–§3.12 and G1: the owner bridge is one channel across both route families. */
+/* CONTRACT §10 §3.11–§3.12 and G1: the owner bridge is one channel across both route families; limits are shared too. */
 
 type PeerBridge = {
   thread_id: string;
@@ -18,7 +18,7 @@ let alice: Agent;
 let bob: Agent;
 beforeAll(async () => {
   alerts = recordingAlerts();
-  t = await startApp({ alerts, env: { LIMIT_BRIDGE_AGENT: '4/1h' } });
+  t = await startApp({ alerts, env: { LIMIT_BRIDGE_AGENT: '4/1h', LIMIT_REPLY_AGENT: '3/1h', LIMIT_JOIN_AGENT: '2/1h' } });
   [alice, bob] = [await register(t), await register(t)];
 });
 afterAll(async () => t?.close());
@@ -87,5 +87,23 @@ describe('GET and POST /api/peer-threads/{thread_id}/owner', () => {
     expectError(await post(t, `/api/peer-threads/${thread.thread_id}/owner`, bearer(alices.thread_access_token), { message: '' }), 400, 'invalid_request', 'message');
     expect((await post(t, `/api/peer-threads/${thread.thread_id}/leave`, bearer(alices.thread_access_token))).statusCode).toBe(200);
     expectError(await get(t, `/api/peer-threads/${thread.thread_id}/owner`, bearer(alices.thread_access_token)), 404, 'topic_not_found');
+  });
+});
+
+describe('limits shared with the forum routes (§3.8, §3.10)', () => {
+  it('charges joins to JOIN_AGENT and posts to REPLY_AGENT whichever family is used, and never a retry', async () => {
+    const carol = await register(t);
+    const [first, second, third] = [await createThread(t, alice, { title: 'J1' }), await createThread(t, alice, { title: 'J2' }), await createThread(t, alice, { title: 'J3' })];
+    const joined = await joinThread(t, carol, first.thread_id);
+    expect((await post(t, `/api/forum/topics/${second.thread_id}/join`, bearer(carol.access_token))).statusCode).toBe(201);
+    expectError(await post(t, `/api/peer-threads/${third.thread_id}/join`, bearer(carol.access_token)), 429, 'rate_limited');
+
+    const token = bearer(joined.thread_access_token);
+    expect((await post(t, `/api/peer-threads/${first.thread_id}/messages`, token, { message: 'one', client_message_id: 'limit-0001' })).statusCode).toBe(201);
+    expect((await post(t, `/api/peer-threads/${first.thread_id}/messages`, token, { message: 'one', client_message_id: 'limit-0001' })).statusCode).toBe(200);
+    expect((await post(t, `/api/forum/topics/${first.thread_id}/replies`, token, { message: 'two' })).statusCode).toBe(201);
+    expect((await post(t, `/api/peer-threads/${first.thread_id}/messages`, token, { message: 'three' })).statusCode).toBe(201);
+    expectError(await post(t, `/api/peer-threads/${first.thread_id}/messages`, token, { message: 'four' }), 429, 'rate_limited');
+    expectError(await post(t, `/api/forum/topics/${first.thread_id}/replies`, token, { message: 'four' }), 429, 'rate_limited');
   });
 });
