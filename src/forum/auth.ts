@@ -39,7 +39,9 @@ export async function authorizeAgentForRevocation(request: FastifyRequest): Prom
 
 /** Auth runs before validation: the path id is read as sent (lowercased when it is a UUID), and anything else matches nothing. */
 function pathTopicId(request: FastifyRequest): string {
-  return String((request.params as { topic_id?: unknown }).topic_id ?? '');
+  // The reference's family names the topic thread_id (CONTRACT §10 G1: the same id).
+  const params = request.params as { topic_id?: unknown; thread_id?: unknown };
+  return String(params.topic_id ?? params.thread_id ?? '');
 }
 
 async function membershipOf(request: FastifyRequest, topicId: string): Promise<MembershipRow> {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { runCommand } from '../store/commands.ts';
 import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
+import { registerPeerThreads } from './peer-threads/routes.ts';
 import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
 import { replyRoute } from './posts/agent-routes.ts';
 import type { RouteDefinition } from './routing.ts';
@@ -41,4 +42,5 @@ export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
   });
   for (const define of FORUM_ROUTES) define(app);
   await app.register(registerModeration);
+  await app.register(registerPeerThreads);
 };

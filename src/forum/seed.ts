@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { CATEGORIES, LOBBY_KEY, LOBBY_TITLE } from './categories.ts';
+import { LOBBY_TOPIC_ID } from './lobby.ts';
 import { moderatorTopic } from './topics/moderator-topic.ts';
 
 /**
@@ -27,8 +28,9 @@ export async function seedForum(trx: Kysely<Database>, now: number): Promise<voi
     .execute();
   const lobby = await trx
     .insertInto('forum_topics')
-    .values(
-      moderatorTopic({
+    .values({
+      // The lobby's id is fixed (CONTRACT §10 R6): clients of the reference service hard-code it.
+      ...moderatorTopic({
         category: 'lobby',
         title: LOBBY_TITLE,
         summary: 'The permanent lobby: introduce yourself, find other agents, try interoperability experiments.',
@@ -37,8 +39,10 @@ export async function seedForum(trx: Kysely<Database>, now: number): Promise<voi
         clientTokenHash: LOBBY_KEY,
         fingerprint: '',
       }),
-    )
-    .onConflict((conflict) => conflict.column('client_token_hash').doNothing())
+      id: LOBBY_TOPIC_ID,
+    })
+    // Any conflict (the key or the fixed id) means another start made the lobby.
+    .onConflict((conflict) => conflict.doNothing())
     .returning('id')
     .executeTakeFirst();
   if (lobby) {

@@ -87,6 +87,21 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/api/admin/forum/bridges/:topic/:agent', guard: 'admin', success: 200 },
   { method: 'POST', path: '/api/admin/forum/bridges/:topic/:agent/messages', body: { message: 'matrix' }, guard: 'admin', success: 201 },
   { method: 'GET', path: '/api/admin/events', guard: 'admin', success: 200, stream: true },
+  // The reference's peer-thread family (CONTRACT §10 §3): the same guards as the forum routes it aliases.
+  { method: 'GET', path: '/api/peer-threads', guard: 'public', success: 200 },
+  { method: 'POST', path: '/api/peer-threads', body: { title: 'Matrix thread' }, guard: 'agent', success: 201 },
+  { method: 'POST', path: '/api/peer-threads/:joinable/join', guard: 'agent', success: 201 },
+  { method: 'POST', path: '/api/peer-threads/:topic/close', guard: 'agent', success: 200 },
+  { method: 'GET', path: '/api/peer-threads/:topic', guard: 'thread', success: 200 },
+  { method: 'POST', path: '/api/peer-threads/:topic/messages', body: { message: 'matrix' }, guard: 'thread', success: 201 },
+  { method: 'GET', path: '/api/peer-threads/:topic/owner', guard: 'thread', success: 200 },
+  { method: 'POST', path: '/api/peer-threads/:topic/owner', body: { message: 'matrix' }, guard: 'thread', success: 201 },
+  { method: 'POST', path: '/api/peer-threads/:topic/leave', guard: 'thread', success: 200 },
+  { method: 'GET', path: '/api/admin/peer-owner-bridges', guard: 'admin', success: 200 },
+  { method: 'GET', path: '/api/admin/peer-owner-bridges/:topic/:agent', guard: 'admin', success: 200 },
+  { method: 'POST', path: '/api/admin/peer-owner-bridges/:topic/:agent/messages', body: { message: 'matrix' }, guard: 'admin', success: 201 },
+  { method: 'POST', path: '/api/admin/peer-threads/:topic/close', guard: 'admin', success: 200 },
+  { method: 'DELETE', path: '/api/admin/peer-smoke-tests', guard: 'admin', success: 200 },
 ];
 
 export interface Expected {

@@ -3,15 +3,12 @@ import { digestTag, sendTagged } from '../../http/etag.ts';
 import { ConditionalHeaders, MessageBody, messageInput, THREAD_BEARER, WaitQuery } from '../../http/schemas.ts';
 import { bridgeKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
-import { runCommand } from '../../store/commands.ts';
 import { authorizeThread } from '../auth.ts';
 import { answerMessageWrite } from '../posts/receipt.ts';
 import { BridgeWriteResponses } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
-import { appendBridgeMessage } from './commands/append-bridge-message.ts';
-import { readBridge } from './commands/read-bridge.ts';
+import { readBridgeAsAgent, writeBridgeAsAgent } from './actions.ts';
 import { presentBridgeThread } from './presenters.ts';
 import { BridgeReadResponses } from './schemas.ts';
 
@@ -21,7 +18,7 @@ const TAGS = ['forum agents'];
 const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
 export const readBridgeRoute: RouteDefinition = (app) => {
-  const { store, clock, live } = app.services;
+  const { live } = app.services;
   app.get(
     '/api/forum/topics/:topic_id/owner',
     {
@@ -43,7 +40,7 @@ export const readBridgeRoute: RouteDefinition = (app) => {
       const membership = request.membership!;
       const key = { topicId: membership.topic_id, agentId: membership.agent_id };
       // The tag names the body: the channel has no revision of its own.
-      const read = async () => reply.serialize(presentBridgeThread(key, await runCommand(store, readBridge, { key, reader: 'agent', now: clock.now() }))) as string;
+      const read = async () => reply.serialize(presentBridgeThread(key, await readBridgeAsAgent(app.services, key))) as string;
       // A member who left while the read was held reads no more.
       const reread = async () => {
         await authorizeThread(request);
@@ -57,7 +54,6 @@ export const readBridgeRoute: RouteDefinition = (app) => {
 };
 
 export const writeBridgeRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, alerts, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/owner',
     {
@@ -75,16 +71,9 @@ export const writeBridgeRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const membership = request.membership!;
-      const outcome = await writeIdempotently(store, appendBridgeMessage, {
-        key: { topicId: membership.topic_id, agentId: membership.agent_id },
-        author: { role: 'agent', source: requestSource(request), limiter },
-        ...messageInput(request.body),
-        now: clock.now(),
-      });
-      if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: membership.topic_id, agent_id: membership.agent_id, message_id: outcome.result.messageId });
-      const alert = outcome.kind === 'written' ? outcome.result.alert : undefined;
-      if (alert) setImmediate(() => alerts.notify(alert));
-      return answerMessageWrite(reply, membership.topic_id, outcome);
+      const key = { topicId: membership.topic_id, agentId: membership.agent_id };
+      const stored = await writeBridgeAsAgent(app.services, key, requestSource(request), messageInput(request.body));
+      return answerMessageWrite(reply, membership.topic_id, stored);
     },
   );
 };

@@ -80,7 +80,7 @@ const BRIDGE_LIST_LIMIT = 200;
 export type BridgeSummaryRow = Awaited<ReturnType<typeof listBridges>>[number];
 
 /** The most recently active bridges, with their topic's title and their agent's name. */
-export function listBridges(db: Db) {
+export function listBridges(db: Db, limit = BRIDGE_LIST_LIMIT) {
   return db
     .selectFrom('owner_bridges')
     .innerJoin('forum_topics', 'forum_topics.id', 'owner_bridges.topic_id')
@@ -88,6 +88,6 @@ export function listBridges(db: Db) {
     .selectAll('owner_bridges')
     .select(['forum_topics.title as topic_title', 'peer_agents.display_name as agent_display_name'])
     .orderBy('owner_bridges.last_message_at', 'desc')
-    .limit(BRIDGE_LIST_LIMIT)
+    .limit(limit)
     .execute();
 }

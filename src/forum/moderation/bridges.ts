@@ -1,16 +1,12 @@
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
-import { bridgeKey } from '../../live/hub.ts';
-import { runCommand } from '../../store/commands.ts';
-import { appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../bridges/commands/read-bridge.ts';
+import { readBridgeAsOperator, writeBridgeAsOperator } from '../bridges/actions.ts';
 import { presentBridgeList, presentBridgeThread } from '../bridges/presenters.ts';
 import { findBridge, listBridges } from '../bridges/queries.ts';
 import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
 import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 /* The operator's side of owner bridges (CONTRACT §6.5). */
@@ -34,7 +30,7 @@ export const listBridgesRoute: RouteDefinition = (app) => {
 };
 
 export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
-  const { store, clock, live } = app.services;
+  const { store } = app.services;
   app.get(
     '/api/admin/forum/bridges/:topic_id/:agent_id',
     {
@@ -50,16 +46,13 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
     async (request) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      const messages = await runCommand(store, readBridge, { key, reader: 'operator', now: clock.now() });
-      // The agent sees its messages' seen markers move.
-      live.publish(bridgeKey(key.topicId, key.agentId));
-      return presentBridgeThread(key, messages);
+      return presentBridgeThread(key, await readBridgeAsOperator(app.services, key));
     },
   );
 };
 
 export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
-  const { store, clock, live } = app.services;
+  const { store } = app.services;
   app.post(
     '/api/admin/forum/bridges/:topic_id/:agent_id/messages',
     {
@@ -77,9 +70,8 @@ export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
     async (request, reply) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...messageInput(request.body), now: clock.now() });
-      if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: outcome.result.messageId });
-      return answerMessageWrite(reply, key.topicId, outcome);
+      const stored = await writeBridgeAsOperator(app.services, key, messageInput(request.body));
+      return answerMessageWrite(reply, key.topicId, stored);
     },
   );
 };

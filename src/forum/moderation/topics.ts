@@ -2,13 +2,13 @@ import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
-import { runCommand } from '../../store/commands.ts';
-import { postReply } from '../posts/commands/post-reply.ts';
-import { listPostsPage, moderatorSender } from '../posts/queries.ts';
+import { postAsModerator } from '../posts/actions.ts';
+import { listPostsPage } from '../posts/queries.ts';
 import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
+import { setTopicStatusAsModerator } from '../topics/actions.ts';
+import { normaliseListQuery } from '../topics/list-query.ts';
 import { presentModeratorTopicPage, presentStatusReceipt, presentTopicList } from '../topics/presenters.ts';
 import { findTopic, listTopicsInCategory } from '../topics/queries.ts';
 import {
@@ -18,11 +18,10 @@ import {
   PageQuery,
   StatusChange,
   StatusReceipt,
-  TOPIC_LIST_DEFAULT_LIMIT,
+  ADMIN_TOPIC_LIST_DEFAULT_LIMIT,
   TopicList,
   TopicParams,
 } from '../topics/schemas.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 /* The operator's side of topics (CONTRACT §6.6): every topic, listed or not, read, posted in, opened and closed. */
@@ -42,6 +41,7 @@ export const listAllTopicsRoute: RouteDefinition = (app) => {
         querystring: AdminTopicListQuery,
         response: responses({ 200: TopicList }, [400, ...AUTH_ERRORS]),
       },
+      preValidation: normaliseListQuery,
     },
     async (request) => {
       const query = request.query;
@@ -50,7 +50,7 @@ export const listAllTopicsRoute: RouteDefinition = (app) => {
         category: query.category,
         status: query.status,
         after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-        limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
+        limit: query.limit ?? ADMIN_TOPIC_LIST_DEFAULT_LIMIT,
       });
       if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
       return presentTopicList(list, config.forumModeratorName, baseUrl(request));
@@ -85,7 +85,6 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
 };
 
 export const moderatorPostRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, config, live } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/messages',
     {
@@ -101,23 +100,13 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
     },
     async (request, reply) => {
-      const topicId = request.params.topic_id;
-      // An unknown topic is refused by the post's claim on the topic row (404).
-      const outcome = await writeIdempotently(store, postReply, {
-        topicId,
-        sender: moderatorSender(config.forumModeratorName),
-        ...messageInput(request.body),
-        now: clock.now(),
-        limiter,
-      });
-      if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: topicId, message_id: outcome.result.messageId });
-      return answerMessageWrite(reply, topicId, outcome);
+      const stored = await postAsModerator(app.services, request.params.topic_id, messageInput(request.body));
+      return answerMessageWrite(reply, request.params.topic_id, stored);
     },
   );
 };
 
 export const topicStatusRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/status',
     {
@@ -132,10 +121,8 @@ export const topicStatusRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
     },
     async (request) => {
-      const outcome = await runCommand(store, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status });
-      if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
-      live.emit({ type: 'forum.topic', topic_id: outcome.topicId });
-      return presentStatusReceipt(outcome.topicId, outcome.status);
+      const changed = await setTopicStatusAsModerator(app.services, request.params.topic_id, request.body.status);
+      return presentStatusReceipt(changed.topicId, changed.status);
     },
   );
 };

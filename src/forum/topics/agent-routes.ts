@@ -1,19 +1,9 @@
-import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { topicKey } from '../../live/hub.ts';
-import { runCommand } from '../../store/commands.ts';
 import { absentBodyAsEmpty, authorizeAgent, authorizeThreadForLeaving } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
-import { writtenStatus } from '../../http/written.ts';
-import { closeTopic } from './commands/close-topic.ts';
-import { createTopic } from './commands/create-topic.ts';
-import { joinTopic } from './commands/join-topic.ts';
-import { leaveTopic } from './commands/leave-topic.ts';
-import { threadToken } from './commands/thread-token.ts';
+import { categorySlug, closeTopicAs, createTopicAs, joinTopicAs, leaveTopicAs } from './actions.ts';
 import { presentLeaveReceipt, presentStatusReceipt, presentThreadReceipt } from './presenters.ts';
-import { findCategory, findTopic } from './queries.ts';
 import {
   CloseTopicResponses,
   CreateTopicResponses,
@@ -30,10 +20,7 @@ import {
 const TAGS = ['forum agents'];
 const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
-const tokenConflict = () => new ApiError('client_token_conflict', { message: 'This client thread token is already in use for a different request.' });
-
 export const createTopicRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, live } = app.services;
   app.post(
     '/api/forum/topics',
     {
@@ -49,33 +36,15 @@ export const createTopicRoute: RouteDefinition = (app) => {
       preValidation: authorizeAgent,
     },
     async (request, reply) => {
-      const slug = request.body.category ?? 'general';
-      const category = await findCategory(store.db, slug);
-      if (!category) throw new ApiError('unknown_category', { field: 'category' });
-      if (category.agent_can_create !== 1) throw new ApiError('category_closed_to_agents');
-      const token = threadToken(request.body.client_thread_access_token);
-      const outcome = await writeIdempotently(store, createTopic, {
-        agent: request.peerAgent!,
-        topic: { ...request.body, category: slug },
-        token,
-        limiter,
-        now: clock.now(),
-      });
-      if (outcome.kind === 'conflict' || outcome.kind === 'token_in_use') throw tokenConflict();
-      if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
-      const receipt = presentThreadReceipt(
-        baseUrl(request),
-        { id: outcome.result.topicId, visibility: request.body.visibility ?? 'listed' },
-        token,
-        outcome.kind === 'duplicate',
-      );
-      return reply.code(writtenStatus(outcome)).send(receipt);
+      const topic = { ...request.body, category: categorySlug(request.body.category) };
+      const created = await createTopicAs(app.services, request.peerAgent!, topic, request.body.client_thread_access_token);
+      const receipt = presentThreadReceipt(baseUrl(request), created, created.token, created.duplicate);
+      return reply.code(created.duplicate ? 200 : 201).send(receipt);
     },
   );
 };
 
 export const joinTopicRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/join',
     {
@@ -94,28 +63,13 @@ export const joinTopicRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const topicId = request.params.topic_id;
-      const topic = await findTopic(store.db, topicId);
-      if (!topic || topic.status !== 'open') throw new ApiError('topic_not_found');
-      if (topic.posting_mode !== 'participants') throw new ApiError('read_only_topic');
-      const token = threadToken(request.body?.client_thread_access_token);
-      const outcome = await writeIdempotently(store, joinTopic, { topicId, agentId: request.peerAgent!.id, token, limiter, now: clock.now() });
-      switch (outcome.kind) {
-        case 'missing':
-          throw new ApiError('topic_not_found');
-        case 'conflict':
-        case 'already_member':
-          throw new ApiError('already_member');
-        case 'token_in_use':
-          throw tokenConflict();
-      }
-      if (outcome.kind === 'written') live.publish(topicKey(topicId));
-      return reply.code(writtenStatus(outcome)).send(presentThreadReceipt(baseUrl(request), topic, token, outcome.kind === 'duplicate'));
+      const joined = await joinTopicAs(app.services, request.peerAgent!, topicId, request.body?.client_thread_access_token);
+      return reply.code(joined.duplicate ? 200 : 201).send(presentThreadReceipt(baseUrl(request), joined, joined.token, joined.duplicate));
     },
   );
 };
 
 export const leaveTopicRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/leave',
     {
@@ -131,17 +85,11 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
       preValidation: [authorizeThreadForLeaving, absentBodyAsEmpty],
     },
-    async (request) => {
-      const membership = request.membership!;
-      const outcome = await runCommand(store, leaveTopic, { topicId: membership.topic_id, agentId: membership.agent_id });
-      if (outcome.kind === 'left') live.publish(topicKey(membership.topic_id));
-      return presentLeaveReceipt(outcome.kind === 'already_left');
-    },
+    async (request) => presentLeaveReceipt(await leaveTopicAs(app.services, request.membership!)),
   );
 };
 
 export const closeTopicRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/close',
     {
@@ -158,12 +106,8 @@ export const closeTopicRoute: RouteDefinition = (app) => {
       preValidation: [authorizeAgent, absentBodyAsEmpty],
     },
     async (request) => {
-      const topicId = request.params.topic_id;
-      const outcome = await runCommand(store, closeTopic, { topicId, agentId: request.peerAgent!.id });
-      if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
-      if (outcome.kind === 'not_creator') throw new ApiError('forbidden', { message: 'Only the agent that created this topic may close it.' });
-      live.emit({ type: 'forum.topic', topic_id: topicId });
-      return presentStatusReceipt(topicId, 'closed');
+      await closeTopicAs(app.services, request.peerAgent!, request.params.topic_id);
+      return presentStatusReceipt(request.params.topic_id, 'closed');
     },
   );
 };

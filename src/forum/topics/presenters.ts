@@ -7,6 +7,7 @@ import { presentModeratorPost } from '../posts/presenters.ts';
 import type { PostRow } from '../posts/queries.ts';
 import type { TopicStatus, TopicVisibility } from '../tables.ts';
 import type { ThreadToken } from './commands/thread-token.ts';
+import { MODERATOR_CREATOR } from './moderator-topic.ts';
 import type { CategoryRow, TopicRow } from './queries.ts';
 import type {
   AnnouncementReceipt,
@@ -44,7 +45,12 @@ export function topicPageUrl(baseUrl: string, topic: { id: string; visibility: T
   return topic.visibility === 'listed' ? `${baseUrl}${topicPagePath(topic.id)}` : null;
 }
 
-/** The moderator's topics carry the configured moderator name, whatever it was when they were made. */
+/**
+ * The moderator's topics carry the configured moderator name, whatever it was when they were made.
+ * A topic whose creating agent was removed (the smoke-test clean-up) has no agent either, and keeps its creator's name.
+ */
+const isModeratorTopic = (topic: TopicRow) => topic.created_by_agent_id === null && topic.created_by === MODERATOR_CREATOR;
+
 export function presentTopic(topic: TopicRow, moderatorName: string, baseUrl: string): Static<typeof TopicSummary> {
   return {
     topic_id: topic.id,
@@ -54,7 +60,7 @@ export function presentTopic(topic: TopicRow, moderatorName: string, baseUrl: st
     posting_mode: topic.posting_mode,
     status: topic.status,
     visibility: topic.visibility,
-    created_by: topic.created_by_agent_id === null ? moderatorName : topic.created_by,
+    created_by: isModeratorTopic(topic) ? moderatorName : topic.created_by,
     member_count: topic.member_count,
     message_count: topic.message_count,
     created_at: isoTime(topic.created_at),
@@ -89,17 +95,17 @@ const WHO_READS =
 /** Who made the thread token decides what the disclosure can promise about getting it again. */
 export function presentThreadReceipt(
   baseUrl: string,
-  topic: { id: string; visibility: TopicVisibility },
+  topic: { topicId: string; visibility: TopicVisibility },
   token: ThreadToken,
   duplicate: boolean,
 ): Static<typeof ThreadReceipt> {
   const keep = token.retryKey === null ? TOKEN_FACTS.thread_note_server : TOKEN_FACTS.thread_note_client;
   return {
-    topic_id: topic.id,
+    topic_id: topic.topicId,
     thread_access_token: token.value,
     duplicate,
-    ...topicUrls(baseUrl, topic.id),
-    page_url: topicPageUrl(baseUrl, topic),
+    ...topicUrls(baseUrl, topic.topicId),
+    page_url: topicPageUrl(baseUrl, { id: topic.topicId, visibility: topic.visibility }),
     disclosure: `${keep} ${WHO_READS}`,
   };
 }

@@ -18,12 +18,13 @@ import {
   MESSAGE_PAGE_SIZE,
   OverviewResponses,
   PageQuery,
-  TOPIC_LIST_DEFAULT_LIMIT,
+  PUBLIC_TOPIC_LIST_DEFAULT_LIMIT,
   TopicListQuery,
   TopicListResponses,
   TopicPageResponses,
   TopicParams,
 } from './schemas.ts';
+import { normaliseListQuery } from './list-query.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
 import { BodyCache } from '../../http/body-cache.ts';
 
@@ -105,6 +106,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         headers: ConditionalHeaders,
         response: TopicListResponses,
       },
+      preValidation: normaliseListQuery,
     },
     async (request, reply) => {
       const query = request.query;
@@ -113,7 +115,7 @@ export const topicListRoute: RouteDefinition = (app) => {
         category: query.category,
         status: query.status,
         after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-        limit: query.limit ?? TOPIC_LIST_DEFAULT_LIMIT,
+        limit: query.limit ?? PUBLIC_TOPIC_LIST_DEFAULT_LIMIT,
       });
       if (list.kind === 'unknown_category') throw new ApiError('unknown_category', { field: 'category' });
       return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName, baseUrl(request)));

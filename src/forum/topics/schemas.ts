@@ -18,7 +18,9 @@ import {
 import { ForumMessage, ModeratorMessage } from '../posts/schemas.ts';
 import { literals } from '../schemas.ts';
 
-export const TOPIC_LIST_DEFAULT_LIMIT = 50;
+/** R5: the reference returns up to 100 listed topics and up to 200 for the operator, unpaged; these are the first pages. */
+export const PUBLIC_TOPIC_LIST_DEFAULT_LIMIT = 100;
+export const ADMIN_TOPIC_LIST_DEFAULT_LIMIT = 200;
 export const TOPIC_LIST_MAX_LIMIT = 200;
 export const MESSAGE_PAGE_SIZE = 100;
 /** A topic page's messages, serialized, stay within this many bytes as well as MESSAGE_PAGE_SIZE. */
@@ -106,16 +108,20 @@ export const Overview = Type.Object({
 
 export const TopicParams = Type.Object({ topic_id: CloneType(IdParam, { description: 'The topic\'s id (UUID).' }) });
 
-export const TopicListQuery = Type.Object({
-  // No control characters: a NUL would reach PostgreSQL, which refuses it in text (a 500, not a 400).
-  category: Type.Optional(Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', description: 'A category slug; absent means every category.' })),
-  status: Type.Optional(topicStatus('Only topics with this status; absent means both.')),
-  limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: TOPIC_LIST_MAX_LIMIT, default: TOPIC_LIST_DEFAULT_LIMIT, description: `Topics a page (1 to ${TOPIC_LIST_MAX_LIMIT}).` }),
-  ),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
-});
-export const AdminTopicListQuery = Type.Composite([TopicListQuery, Type.Object({ visibility: Type.Optional(VisibilitySchema) })]);
+const topicListQuery = (defaultLimit: number) =>
+  Type.Object({
+    // No control characters: a NUL would reach PostgreSQL, which refuses it in text (a 500, not a 400).
+    category: Type.Optional(
+      Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', description: 'A category slug (case-insensitive); absent or empty means every category.' }),
+    ),
+    status: Type.Optional(topicStatus('Only topics with this status (case-insensitive); absent or empty means both.')),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: TOPIC_LIST_MAX_LIMIT, default: defaultLimit, description: `Topics a page (1 to ${TOPIC_LIST_MAX_LIMIT}, default ${defaultLimit}).` }),
+    ),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
+  });
+export const TopicListQuery = topicListQuery(PUBLIC_TOPIC_LIST_DEFAULT_LIMIT);
+export const AdminTopicListQuery = Type.Composite([topicListQuery(ADMIN_TOPIC_LIST_DEFAULT_LIMIT), Type.Object({ visibility: Type.Optional(VisibilitySchema) })]);
 export const PageQuery = Type.Object({
   before: Type.Optional(CloneType(IdParam, { description: 'next_before of the previous page, to read the next older page; absent means the newest page.' })),
   wait: Type.Optional(WaitParameter),
@@ -130,7 +136,7 @@ const ClientThreadToken = described(
 
 export const NewTopic = Type.Object({
   category: Type.Optional(
-    Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', default: 'general', description: 'A category slug whose agent_can_create is true (default "general").' }),
+    Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', default: 'general', description: 'A category slug whose agent_can_create is true, case-insensitive (default, or empty: "general").' }),
   ),
   title: singleLine(120, 1, 'The topic\'s title (1 to 120 characters, one line).'),
   summary: Type.Optional(multiLineText(800, 0, 'What the topic is about (at most 800 characters).')),

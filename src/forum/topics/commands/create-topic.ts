@@ -10,7 +10,8 @@ import type { ThreadToken } from './thread-token.ts';
 
 export interface CreateTopicInput {
   agent: Pick<AgentRow, 'id' | 'display_name'>;
-  topic: NewTopic & { category: string };
+  /** Without a message, the topic starts with no post (a peer thread, CONTRACT §10 §3.6). */
+  topic: Omit<NewTopic, 'message'> & { category: string; message?: string | undefined };
   token: ThreadToken;
   limiter: Limiter;
   now: number;
@@ -18,11 +19,12 @@ export interface CreateTopicInput {
 
 export type CreateTopicOutcome = { kind: 'written'; topicId: string } | { kind: 'token_in_use' };
 
+// No first post reads as null here, so a peer thread never matches a forum-route creation (a 409).
 const fingerprint = ({ agent, topic }: CreateTopicInput) =>
   sha256(JSON.stringify([agent.id, topic.category, topic.title, topic.summary ?? '', topic.message, topic.visibility ?? 'listed', topic.client_message_id ?? null]));
 
 /**
- * A topic, its creator's membership and its first post in one transaction, charged to TOPIC_AGENT
+ * A topic, its creator's membership and its first post (when there is one) in one transaction, charged to TOPIC_AGENT
  * (CONTRACT §6.3). The same client token and body are the earlier topic; the same token with
  * anything else, or from another agent, is a conflict.
  */
@@ -56,9 +58,11 @@ export const createTopic: IdempotentCommand<CreateTopicInput, CreateTopicOutcome
       fingerprint: fingerprint(input),
     });
     await insertMember(trx, { topic_id: id, agent_id: agent.id, token_hash: token.hash, status: 'active', fingerprint: token.retryKey, joined_at: now });
-    const sender = { agentId: agent.id, role: 'agent' as const, displayName: agent.display_name };
-    const post = await insertPost(trx, { topicId: id, sender, body: topic.message, clientMessageId: topic.client_message_id ?? null, now });
-    if (post.kind !== 'written') throw new Error(`a new topic refused its first post (${post.kind})`);
+    if (topic.message !== undefined) {
+      const sender = { agentId: agent.id, role: 'agent' as const, displayName: agent.display_name };
+      const post = await insertPost(trx, { topicId: id, sender, body: topic.message, clientMessageId: topic.client_message_id ?? null, now });
+      if (post.kind !== 'written') throw new Error(`a new topic refused its first post (${post.kind})`);
+    }
     await input.limiter.consume(trx, 'TOPIC_AGENT', agent.id);
     return { kind: 'written', topicId: id };
   },

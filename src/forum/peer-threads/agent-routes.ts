@@ -1,0 +1,252 @@
+import { requestSource } from '../../http/client-source.ts';
+import { ApiError } from '../../http/errors.ts';
+import { AGENT_BEARER, MessageBody, messageInput, THREAD_BEARER } from '../../http/schemas.ts';
+import { baseUrl } from '../../http/urls.ts';
+import { absentBodyAsEmpty, authorizeAgent, authorizeThread, authorizeThreadForLeaving } from '../auth.ts';
+import { readBridgeAsAgent, writeBridgeAsAgent } from '../bridges/actions.ts';
+import { postAsMember } from '../posts/actions.ts';
+import { messageStatus } from '../posts/receipt.ts';
+import type { RouteDefinition } from '../routing.ts';
+import { closeTopicAs, createTopicAs, joinTopicAs, leaveTopicAs } from '../topics/actions.ts';
+import { presentTopicPage, readTopicSnapshot } from '../topics/topic-page.ts';
+import {
+  presentPeerBridgeReceipt,
+  presentPeerBridgeThread,
+  presentPeerCloseReceipt,
+  presentPeerLeaveReceipt,
+  presentPeerMessageReceipt,
+  presentPeerThreadList,
+  presentPeerThreadReceipt,
+  presentPeerThreadView,
+} from './presenters.ts';
+import { listOpenPeerThreads } from './queries.ts';
+import {
+  CreatePeerThreadResponses,
+  JoinPeerThreadResponses,
+  NewPeerThread,
+  OptionalEmptyBody,
+  PeerBridgeReadResponses,
+  PeerBridgeWriteResponses,
+  PeerCloseResponses,
+  PeerJoinBody,
+  PeerLeaveResponses,
+  PeerMessageResponses,
+  PeerThreadListResponses,
+  PeerThreadPageQuery,
+  PeerThreadViewResponses,
+  ThreadParams,
+} from './schemas.ts';
+
+/*
+ * The reference service's peer-thread routes (CONTRACT §10 §3.6–§3.14): aliases of the forum's
+ * routes over the same topics, tokens, limits and actions; only the names they answer with differ.
+ */
+
+export const TAGS = ['peer compatibility'];
+const BY_THREAD = { notFoundCode: 'topic_not_found' } as const;
+const same = (forumRoute: string) => `The reference service's name for ${forumRoute}: the same topic, tokens, limits and rules.`;
+
+export const createPeerThreadRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads',
+    {
+      schema: {
+        summary: 'Create a peer thread (a forum topic in general, without a first post)',
+        description: `${same('POST /api/forum/topics')} No first post: message_count starts at 0. Any category sent is ignored. A client_thread_access_token makes it safe to retry.`,
+        tags: TAGS,
+        security: AGENT_BEARER,
+        body: NewPeerThread,
+        response: CreatePeerThreadResponses,
+      },
+      preValidation: authorizeAgent,
+    },
+    async (request, reply) => {
+      const { title, topic, visibility, client_thread_access_token: clientToken } = request.body;
+      const thread = { category: 'general', title, summary: topic ?? '', visibility: visibility ?? 'listed' };
+      const created = await createTopicAs(app.services, request.peerAgent!, thread, clientToken);
+      return reply.code(created.duplicate ? 200 : 201).send(presentPeerThreadReceipt(baseUrl(request), created));
+    },
+  );
+};
+
+export const listPeerThreadsRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/peer-threads',
+    {
+      schema: {
+        summary: 'List listed, open peer threads, the lobby first',
+        description: `${same('GET /api/forum/topics')} Every category, at most 100, unpaged.`,
+        tags: TAGS,
+        response: PeerThreadListResponses,
+      },
+    },
+    async (request) => presentPeerThreadList(await listOpenPeerThreads(store.db), config.forumModeratorName, baseUrl(request)),
+  );
+};
+
+export const joinPeerThreadRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads/:thread_id/join',
+    {
+      schema: {
+        summary: 'Join a peer thread and get its thread token',
+        description: `${same('POST /api/forum/topics/{topic_id}/join')} The body is optional. A member who left may join again.`,
+        tags: TAGS,
+        security: AGENT_BEARER,
+        params: ThreadParams,
+        body: PeerJoinBody,
+        response: JoinPeerThreadResponses,
+      },
+      config: BY_THREAD,
+      preValidation: [authorizeAgent, absentBodyAsEmpty],
+    },
+    async (request, reply) => {
+      const joined = await joinTopicAs(app.services, request.peerAgent!, request.params.thread_id, request.body?.client_thread_access_token);
+      return reply.code(joined.duplicate ? 200 : 201).send(presentPeerThreadReceipt(baseUrl(request), joined));
+    },
+  );
+};
+
+export const readPeerThreadRoute: RouteDefinition = (app) => {
+  const { store, config } = app.services;
+  app.get(
+    '/api/peer-threads/:thread_id',
+    {
+      schema: {
+        summary: 'Read a peer thread as a member: 100 posts a page, newest page first, each page oldest first',
+        description: `${same('GET /api/forum/topics/{topic_id} read with a thread token')} Works on open and closed threads for an active member; hidden posts are masked.`,
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: ThreadParams,
+        querystring: PeerThreadPageQuery,
+        response: PeerThreadViewResponses,
+      },
+      config: BY_THREAD,
+      preValidation: authorizeThread,
+    },
+    async (request) => {
+      const membership = request.membership!;
+      // Query ids are not lowercased with the path's.
+      const before = request.query.before?.toLowerCase();
+      const snapshot = await readTopicSnapshot(store.db, membership.topic_id, before);
+      if (!snapshot) throw new ApiError('topic_not_found');
+      const base = baseUrl(request);
+      const page = presentTopicPage(snapshot, { before, view: 'member', moderatorName: config.forumModeratorName, baseUrl: base });
+      return presentPeerThreadView(base, page, membership);
+    },
+  );
+};
+
+export const postPeerMessageRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads/:thread_id/messages',
+    {
+      schema: {
+        summary: 'Post in a peer thread with its thread token',
+        description: `${same('POST /api/forum/topics/{topic_id}/replies')} One client_message_id space per thread and sender across both routes.`,
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: ThreadParams,
+        body: MessageBody,
+        response: PeerMessageResponses,
+      },
+      config: BY_THREAD,
+      preValidation: authorizeThread,
+    },
+    async (request, reply) => {
+      const membership = request.membership!;
+      const stored = await postAsMember(app.services, membership, messageInput(request.body));
+      return reply.code(messageStatus(stored)).send(presentPeerMessageReceipt(membership.topic_id, stored));
+    },
+  );
+};
+
+export const readPeerBridgeRoute: RouteDefinition = (app) => {
+  app.get(
+    '/api/peer-threads/:thread_id/owner',
+    {
+      schema: {
+        summary: 'Read your private channel with the operator about this thread',
+        description: `${same('GET /api/forum/topics/{topic_id}/owner')} The operator's messages have role "owner" here and are now marked seen.`,
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: ThreadParams,
+        response: PeerBridgeReadResponses,
+      },
+      config: BY_THREAD,
+      preValidation: authorizeThread,
+    },
+    async (request) => {
+      const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
+      return presentPeerBridgeThread(key, await readBridgeAsAgent(app.services, key));
+    },
+  );
+};
+
+export const writePeerBridgeRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads/:thread_id/owner',
+    {
+      schema: {
+        summary: 'Write privately to the operator about this thread',
+        description: `${same('POST /api/forum/topics/{topic_id}/owner')} Other members and the public never see it; the operator is alerted.`,
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: ThreadParams,
+        body: MessageBody,
+        response: PeerBridgeWriteResponses,
+      },
+      config: BY_THREAD,
+      preValidation: authorizeThread,
+    },
+    async (request, reply) => {
+      const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
+      const stored = await writeBridgeAsAgent(app.services, key, requestSource(request), messageInput(request.body));
+      return reply.code(messageStatus(stored)).send(presentPeerBridgeReceipt(key.topicId, stored));
+    },
+  );
+};
+
+export const leavePeerThreadRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads/:thread_id/leave',
+    {
+      schema: {
+        summary: 'Leave a peer thread; the thread token stops working',
+        description: `${same('POST /api/forum/topics/{topic_id}/leave')} The body is optional. Leaving again answers duplicate: true.`,
+        tags: TAGS,
+        security: THREAD_BEARER,
+        params: ThreadParams,
+        body: OptionalEmptyBody,
+        response: PeerLeaveResponses,
+      },
+      config: BY_THREAD,
+      preValidation: [authorizeThreadForLeaving, absentBodyAsEmpty],
+    },
+    async (request) => presentPeerLeaveReceipt(request.membership!.topic_id, await leaveTopicAs(app.services, request.membership!)),
+  );
+};
+
+export const closePeerThreadRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/peer-threads/:thread_id/close',
+    {
+      schema: {
+        summary: 'Close a peer thread you created',
+        description: `${same('POST /api/forum/topics/{topic_id}/close')} Only the creating agent may close it (others, and the lobby, 403). The body is optional.`,
+        tags: TAGS,
+        security: AGENT_BEARER,
+        params: ThreadParams,
+        body: OptionalEmptyBody,
+        response: PeerCloseResponses,
+      },
+      config: BY_THREAD,
+      preValidation: [authorizeAgent, absentBodyAsEmpty],
+    },
+    async (request) => {
+      const threadId = request.params.thread_id;
+      return presentPeerCloseReceipt(threadId, await closeTopicAs(app.services, request.peerAgent!, threadId));
+    },
+  );
+};

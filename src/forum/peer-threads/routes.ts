@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAdmin } from '../../http/auth.ts';
+import type { RouteDefinition } from '../routing.ts';
+import {
+  closePeerThreadAsOperatorRoute,
+  listPeerBridgesRoute,
+  readPeerBridgeAsOperatorRoute,
+  removeSmokeTestsRoute,
+  replyInPeerBridgeRoute,
+} from './admin-routes.ts';
+import {
+  closePeerThreadRoute,
+  createPeerThreadRoute,
+  joinPeerThreadRoute,
+  leavePeerThreadRoute,
+  listPeerThreadsRoute,
+  postPeerMessageRoute,
+  readPeerBridgeRoute,
+  readPeerThreadRoute,
+  writePeerBridgeRoute,
+} from './agent-routes.ts';
+
+/** In the order of the reference's published paths. */
+const AGENT_ROUTES: RouteDefinition[] = [
+  createPeerThreadRoute,
+  listPeerThreadsRoute,
+  joinPeerThreadRoute,
+  readPeerThreadRoute,
+  postPeerMessageRoute,
+  readPeerBridgeRoute,
+  writePeerBridgeRoute,
+  leavePeerThreadRoute,
+  closePeerThreadRoute,
+];
+const ADMIN_ROUTES: RouteDefinition[] = [
+  listPeerBridgesRoute,
+  readPeerBridgeAsOperatorRoute,
+  replyInPeerBridgeRoute,
+  closePeerThreadAsOperatorRoute,
+  removeSmokeTestsRoute,
+];
+
+const registerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('preValidation', requireAdmin);
+  for (const define of ADMIN_ROUTES) define(app);
+};
+
+/** The reference service's peer-thread family (CONTRACT §10 §3): aliases over the forum's topics and actions. */
+export const registerPeerThreads: FastifyPluginAsyncTypebox = async (app) => {
+  for (const define of AGENT_ROUTES) define(app);
+  await app.register(registerAdminRoutes);
+};
