@@ -23,6 +23,7 @@ import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
+import { changeSink } from './live/publish.ts';
 import { registerEventStream } from './live/routes.ts';
 import { RequestLogController } from './logging.ts';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -83,6 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     live: new ChangeHub(options.config.maxWaiters, clock),
     version: VERSION,
   } satisfies Services);
+  // Every change a write names is published after its commit (see runCommand).
+  options.store.publishChangesTo(changeSink(app.services.live, undefined));
   // A stopping server answers its held reads now rather than at the end of their wait.
   app.addHook('preClose', async () => app.services.live.releaseAll());
   if (options.config.databaseUrl) {

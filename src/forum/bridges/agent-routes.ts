@@ -57,7 +57,7 @@ export const readBridgeRoute: RouteDefinition = (app) => {
 };
 
 export const writeBridgeRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, alerts, live } = app.services;
+  const { store, limiter, clock, alerts } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/owner',
     {
@@ -80,8 +80,7 @@ export const writeBridgeRoute: RouteDefinition = (app) => {
         author: { role: 'agent', source: requestSource(request), limiter },
         ...messageInput(request.body),
         now: clock.now(),
-      });
-      if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: membership.topic_id, agent_id: membership.agent_id, message_id: outcome.result.messageId });
+      }, (written) => [{ type: 'bridge.message', topic_id: membership.topic_id, agent_id: membership.agent_id, message_id: written.messageId }]);
       const alert = outcome.kind === 'written' ? outcome.result.alert : undefined;
       if (alert) setImmediate(() => alerts.notify(alert));
       return answerMessageWrite(reply, membership.topic_id, outcome);

@@ -59,7 +59,7 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
 };
 
 export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
-  const { store, clock, live } = app.services;
+  const { store, clock } = app.services;
   app.post(
     '/api/admin/forum/bridges/:topic_id/:agent_id/messages',
     {
@@ -77,8 +77,9 @@ export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
     async (request, reply) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...messageInput(request.body), now: clock.now() });
-      if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: outcome.result.messageId });
+      const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...messageInput(request.body), now: clock.now() }, (written) => [
+        { type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: written.messageId },
+      ]);
       return answerMessageWrite(reply, key.topicId, outcome);
     },
   );

@@ -84,7 +84,7 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
 };
 
 export const moderatorPostRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, config, live } = app.services;
+  const { store, limiter, clock, config } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/messages',
     {
@@ -108,15 +108,14 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
         ...messageInput(request.body),
         now: clock.now(),
         limiter,
-      });
-      if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: topicId, message_id: outcome.result.messageId });
+      }, (written) => [{ type: 'forum.post', topic_id: topicId, message_id: written.messageId }]);
       return answerMessageWrite(reply, topicId, outcome);
     },
   );
 };
 
 export const topicStatusRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
+  const { store } = app.services;
   app.post(
     '/api/admin/forum/topics/:topic_id/status',
     {
@@ -131,9 +130,10 @@ export const topicStatusRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
     },
     async (request) => {
-      const outcome = await runCommand(store, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status });
+      const outcome = await runCommand(store, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status }, (changed) =>
+        changed.kind === 'changed' ? [{ type: 'forum.topic', topic_id: changed.topicId }] : [],
+      );
       if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
-      live.emit({ type: 'forum.topic', topic_id: outcome.topicId });
       return presentStatusReceipt(outcome.topicId, outcome.status);
     },
   );

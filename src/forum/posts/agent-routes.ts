@@ -9,7 +9,7 @@ import { REPLY_DESCRIPTION, ReplyResponses } from './schemas.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
 export const replyRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, live } = app.services;
+  const { store, limiter, clock } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/replies',
     {
@@ -33,8 +33,7 @@ export const replyRoute: RouteDefinition = (app) => {
         ...messageInput(request.body),
         now: clock.now(),
         limiter,
-      });
-      if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: membership.topic_id, message_id: outcome.result.messageId });
+      }, (written) => [{ type: 'forum.post', topic_id: membership.topic_id, message_id: written.messageId }]);
       return answerMessageWrite(reply, membership.topic_id, outcome);
     },
   );

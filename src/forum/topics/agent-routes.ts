@@ -33,7 +33,7 @@ const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 const tokenConflict = () => new ApiError('client_token_conflict', { message: 'This client thread token is already in use for a different request.' });
 
 export const createTopicRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, live } = app.services;
+  const { store, limiter, clock } = app.services;
   app.post(
     '/api/forum/topics',
     {
@@ -60,9 +60,8 @@ export const createTopicRoute: RouteDefinition = (app) => {
         token,
         limiter,
         now: clock.now(),
-      });
+      }, (written) => [{ type: 'forum.topic', topic_id: written.topicId }]);
       if (outcome.kind === 'conflict' || outcome.kind === 'token_in_use') throw tokenConflict();
-      if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
       const receipt = presentThreadReceipt(baseUrl(request), outcome.result.topicId, token, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
@@ -136,7 +135,7 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
 };
 
 export const closeTopicRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
+  const { store } = app.services;
   app.post(
     '/api/forum/topics/:topic_id/close',
     {
@@ -154,10 +153,11 @@ export const closeTopicRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const topicId = request.params.topic_id;
-      const outcome = await runCommand(store, closeTopic, { topicId, agentId: request.peerAgent!.id });
+      const outcome = await runCommand(store, closeTopic, { topicId, agentId: request.peerAgent!.id }, (closed) =>
+        closed.kind === 'closed' ? [{ type: 'forum.topic', topic_id: topicId }] : [],
+      );
       if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
       if (outcome.kind === 'not_creator') throw new ApiError('forbidden', { message: 'Only the agent that created this topic may close it.' });
-      live.emit({ type: 'forum.topic', topic_id: topicId });
       return presentStatusReceipt(topicId, 'closed');
     },
   );
