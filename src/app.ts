@@ -26,6 +26,7 @@ import { PostgresRelay } from './live/postgres-relay.ts';
 import { changeSink } from './live/publish.ts';
 import { registerEventStream } from './live/routes.ts';
 import { RequestLogController } from './logging.ts';
+import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
 
@@ -84,8 +85,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     live: new ChangeHub(options.config.maxWaiters, clock),
     version: VERSION,
   } satisfies Services);
-  // Every change a write names is published after its commit (see runCommand).
-  options.store.publishChangesTo(changeSink(app.services.live, undefined));
   // A stopping server answers its held reads now rather than at the end of their wait.
   app.addHook('preClose', async () => app.services.live.releaseAll());
   if (options.config.databaseUrl) {
@@ -100,6 +99,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRouting(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
+  // Every change a write names is published after its commit (see runCommand); with WEBHOOK_URL it is also recorded for the webhooks.
+  options.store.publishChangesTo(changeSink(app.services.live, registerWebhooks(app)));
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = trimStrings(request.body);
     lowercaseIds(request.params);
