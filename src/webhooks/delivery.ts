@@ -1,7 +1,9 @@
+import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { postJson, type PostOutcome } from '../http/post-json.ts';
 import { runCommand, type Command } from '../store/commands.ts';
 import type { Store } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
 import { signature } from './signature.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 
@@ -9,16 +11,10 @@ export const DELIVERY_RESULTS = ['delivered', 'failed', 'given_up'] as const;
 /** What became of one attempt: delivered (2xx), failed (to be retried), or failed for the last time. */
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
-/** Events sent together: each claim takes at most this many. */
+/** Events sent together, each within its timeout. */
 const BATCH = 20;
-/** Claims one worker makes before it lets the event loop breathe (it goes on at once after). */
+/** Batches one wake sends before it lets the event loop breathe (it goes on at once after). */
 const MAX_ROUNDS = 50;
-/**
- * How long a claim keeps other instances off the claimed rows: far more than one batch takes (its
- * sends run together, each within its timeout). An instance that dies meanwhile leaves its rows to
- * be claimed again once it ends: at least once.
- */
-const CLAIM_MS = 60_000;
 /** The longest wait between two attempts of an event. */
 const LONGEST_WAIT_MS = 3_600_000;
 /** The longest wait between two looks at the outbox: rows another instance wrote and left are found within it. */
@@ -51,23 +47,8 @@ export interface DeliveryOptions {
 
 type OutboxRow = WebhookOutboxTable;
 
-const claimDue: Command<{ now: number; postgres: boolean }, OutboxRow[]> = async (trx, { now, postgres }) => {
-  const due = trx
-    .selectFrom('webhook_outbox')
-    .selectAll()
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(BATCH)
-    // Instances claiming together take different rows; SQLite has one writer, which claims alone.
-    .$if(postgres, (query) => query.forUpdate().skipLocked());
-  const rows = await due.execute();
-  if (rows.length > 0) {
-    const ids = rows.map((row) => row.id);
-    await trx.updateTable('webhook_outbox').set({ next_attempt_at: now + CLAIM_MS }).where('id', 'in', ids).execute();
-  }
-  return rows;
-};
+const dueRows = (db: Kysely<Database>, now: number) =>
+  db.selectFrom('webhook_outbox').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(BATCH);
 
 interface Settlement {
   /** Delivered or given up: gone from the outbox. */
@@ -97,7 +78,14 @@ function failureOf(outcome: PostOutcome): string {
  * WEBHOOK_RETRY_SECONDS up to an hour, with jitter, until WEBHOOK_GIVE_UP_SECONDS after the event;
  * then the event is given up (deleted, counted and logged). Woken by each commit that wrote an
  * event; otherwise one timer, set for the next due retry and at most a minute away, so events
- * another instance left behind are found too. On PostgreSQL several instances claim disjoint rows.
+ * another instance left behind are found too.
+ *
+ * On PostgreSQL a batch is claimed by locking its rows (FOR UPDATE SKIP LOCKED) in a transaction
+ * that lasts until the batch is settled: instances running together send disjoint rows, and the
+ * locks of an instance that dies go with its connection, so its rows are due again at once. That
+ * transaction waits on the receivers (at most their timeout, within the pool's idle-in-transaction
+ * bound): one connection per instance. On SQLite one process serves the data directory and its one
+ * worker sends a batch at a time: no claim is needed, and the settlement is a write like any other.
  */
 export class WebhookDelivery {
   #timer: NodeJS.Timeout | undefined;
@@ -134,17 +122,15 @@ export class WebhookDelivery {
   }
 
   async #deliverDue(): Promise<void> {
-    const { store, clock, logger } = this.options;
+    const { logger } = this.options;
     let wait: number;
     try {
-      let claimed = 0;
+      let sent = 0;
       for (let round = 0; round < MAX_ROUNDS && !this.#stopped; round += 1) {
-        const rows = await runCommand(store, claimDue, { now: clock.now(), postgres: store.dialect === 'postgres' });
-        claimed = rows.length;
-        if (claimed === 0) break;
-        await runCommand(store, settle, await this.#attempt(rows));
+        sent = await this.#deliverBatch();
+        if (sent < BATCH) break;
       }
-      wait = claimed === BATCH ? 0 : await this.#untilNextDue();
+      wait = sent === BATCH ? 0 : await this.#untilNextDue();
     } catch (error) {
       logger.warn({ error: (error as { code?: unknown }).code ?? 'unknown' }, 'webhooks: the store did not answer; delivery goes on shortly');
       wait = STORE_RETRY_MS;
@@ -152,6 +138,21 @@ export class WebhookDelivery {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => this.wake(), wait);
     this.#timer.unref();
+  }
+
+  /** Sends one batch of due events and settles it; how many it sent. */
+  async #deliverBatch(): Promise<number> {
+    const { store, clock } = this.options;
+    if (store.dialect === 'postgres') {
+      return store.db.transaction().execute(async (trx) => {
+        const rows = await dueRows(trx, clock.now()).forUpdate().skipLocked().execute();
+        if (rows.length > 0) await settle(trx, await this.#attempt(rows));
+        return rows.length;
+      });
+    }
+    const rows = await dueRows(store.db, clock.now()).execute();
+    if (rows.length > 0) await runCommand(store, settle, await this.#attempt(rows));
+    return rows.length;
   }
 
   /** Sends the rows together; what becomes of each. */
