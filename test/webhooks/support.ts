@@ -15,8 +15,8 @@ export interface Delivery {
   body: string;
 }
 
-/** What the receiver answers a request: a status, and headers (a redirect's Location). */
-export type Answer = (delivery: Delivery, index: number) => { status: number; headers?: Record<string, string> };
+/** What the receiver answers a request: a status, headers (a redirect's Location), and how long it takes. */
+export type Answer = (delivery: Delivery, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number };
 
 export interface Receiver {
   url: string;
@@ -38,10 +38,12 @@ export async function startReceiver(answer: Answer = () => ({ status: 204 }), po
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       const delivery = { path: request.url ?? '', headers: request.headers, body };
-      const { status, headers } = answer(delivery, requests.length);
+      const { status, headers, delayMs = 0 } = answer(delivery, requests.length);
       requests.push(delivery);
-      if (status >= 200 && status < 300) delivered.push(delivery);
-      response.writeHead(status, headers).end();
+      setTimeout(() => {
+        if (status >= 200 && status < 300) delivered.push(delivery);
+        response.writeHead(status, headers).end();
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
