@@ -75,5 +75,7 @@ describe('webhooks across a SIGKILL', () => {
       expect(events.filter((event) => event.type === 'conversation.message' && event.data.message_id === message)).not.toHaveLength(0);
     }
     for (const delivery of receiver.delivered) expect(signatureVerifies(delivery, WHSEC_KEY)).toBe(true);
+    // SIGTERM stops the worker with the server: a clean exit.
+    expect(await server!.stop()).toBe(0);
   }, 60_000);
 });

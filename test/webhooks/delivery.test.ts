@@ -136,6 +136,7 @@ describe('webhooks (WEBHOOK_URL)', () => {
     const app = await serveWith({ WEBHOOK_URL: receiver.url });
     await createConversation(app);
     await until(() => receiver!.delivered.length === 1, 20);
+    await until(async () => (await outboxRows(app)) === 0);
     expect(receiver.requests.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook']);
     expect(new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(await deliveries(app)).toEqual({ delivered: 1, failed: 2, given_up: 0 });
@@ -146,7 +147,7 @@ describe('webhooks (WEBHOOK_URL)', () => {
     const app = await serveWith({ WEBHOOK_URL: receiver.url, WEBHOOK_GIVE_UP_SECONDS: '2' });
     await createConversation(app);
     await until(async () => (await deliveries(app)).given_up === 1, 20);
-    expect(await outboxRows(app)).toBe(0);
+    await until(async () => (await outboxRows(app)) === 0);
     // The last attempt falls at the give-up time: after the first, a retry at about 0.5 to 1 s, then at 2 s.
     expect(receiver.requests.length).toBeGreaterThanOrEqual(3);
     expect(new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
@@ -162,6 +163,7 @@ describe('webhooks (WEBHOOK_URL)', () => {
     const refused = await app.inject({ method: 'POST', url: `/api/conversations/${created.conversation_id}/messages`, headers: bearer(created.access_token), payload: { message: 'too late' } });
     expect(refused.statusCode).toBe(409);
     await until(() => receiver!.delivered.length === 2);
+    await until(async () => (await outboxRows(app)) === 0);
 
     // A failure after the outbox row was written, inside the transaction: the change and its row roll back together.
     const record = outboxRecorder({ includeText: false, clock: app.clock, deliveryClock: systemClock });
@@ -182,6 +184,16 @@ describe('webhooks (WEBHOOK_URL)', () => {
     expect(published).toEqual([]);
     expect(await app.store.db.selectFrom('conversations').select('status').where('id', '=', created.conversation_id).executeTakeFirst()).toEqual({ status: 'closed' });
     expect(receiver.delivered.map((delivery) => bodyOf(delivery).type)).toEqual(['conversation.created', 'conversation.updated']);
+  });
+
+  it('a stopping app lets the attempt under way finish and settles it', async () => {
+    receiver = await startReceiver(() => ({ status: 204, delayMs: 1_000 }));
+    const app = await serveWith({ WEBHOOK_URL: receiver.url });
+    await createConversation(app);
+    await until(() => receiver!.requests.length === 1);
+    await app.app.close();
+    expect(receiver.delivered).toHaveLength(1);
+    expect(await outboxRows(app)).toBe(0);
   });
 
   it('writes no outbox row while webhooks are off', async () => {
