@@ -23,9 +23,11 @@ import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
+import { changeSink } from './live/publish.ts';
 import { registerEventStream } from './live/routes.ts';
 import { registerMcp } from './mcp/routes.ts';
 import { RequestLogController } from './logging.ts';
+import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
 
@@ -98,6 +100,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRouting(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
+  // Every change a write names is published after its commit (see runCommand); with WEBHOOK_URL it is also recorded for the webhooks.
+  options.store.publishChangesTo(changeSink(app.services.live, registerWebhooks(app)));
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = trimStrings(request.body);
     lowercaseIds(request.params);

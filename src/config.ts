@@ -83,6 +83,20 @@ export interface Config {
   eventsHeartbeatSeconds: number;
   /** SHUTDOWN_DRAIN_SECONDS: how long a stopping server waits for requests under way before it exits without them. */
   shutdownDrainSeconds: number;
+  /** WEBHOOK_*: signed webhooks to the operator's own tools; undefined (off) while WEBHOOK_URL is unset. */
+  webhook: WebhookConfig | undefined;
+}
+
+export interface WebhookConfig {
+  url: string;
+  /** The HMAC key of WEBHOOK_SECRET: the bytes a `whsec_` secret's base64 encodes, or a plain secret's UTF-8 bytes. */
+  signingKey: Buffer;
+  /** WEBHOOK_INCLUDE_TEXT: the message text goes in the events that concern one message. */
+  includeText: boolean;
+  /** WEBHOOK_RETRY_SECONDS: the wait before the first retry; it doubles (with jitter) up to an hour. */
+  firstRetrySeconds: number;
+  /** WEBHOOK_GIVE_UP_SECONDS: how long an event is retried before it is given up. */
+  giveUpSeconds: number;
 }
 
 /** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
@@ -222,6 +236,47 @@ function telegram(env: Env): Config['telegram'] {
   return { botToken, chatId, apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org' };
 }
 
+/** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
+const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+
+/**
+ * The webhook's signing key. A `whsec_` secret is used as the Standard Webhooks specification says
+ * (its base64 part decoded); any other value (32 characters at least) is used as its UTF-8 bytes, as
+ * GitHub-style receivers expect. Errors never repeat the secret.
+ */
+function signingKey(env: Env): Buffer {
+  const value = text(env, 'WEBHOOK_SECRET');
+  if (value === undefined) throw new ConfigError('WEBHOOK_SECRET', 'must be set when WEBHOOK_URL is (webhooks are signed)');
+  if (!value.startsWith('whsec_')) return Buffer.from(secret(env, 'WEBHOOK_SECRET')!, 'utf8');
+  const encoded = WHSEC.exec(value)?.[1];
+  const key = encoded === undefined ? Buffer.alloc(0) : Buffer.from(encoded, 'base64');
+  if (key.length < 24 || key.length > 64) throw new ConfigError('WEBHOOK_SECRET', 'a whsec_ secret must be whsec_ followed by the base64 of 24 to 64 bytes');
+  return key;
+}
+
+function webhook(env: Env): WebhookConfig | undefined {
+  const raw = text(env, 'WEBHOOK_URL');
+  if (raw === undefined) {
+    if (text(env, 'WEBHOOK_SECRET') !== undefined) throw new ConfigError('WEBHOOK_URL', 'must be set when WEBHOOK_SECRET is');
+    return undefined;
+  }
+  // Checked as a URL, kept as written (a trailing slash may matter to the receiver), and never repeated: it may hold a credential.
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ConfigError('WEBHOOK_URL', 'must be an absolute http(s) URL');
+  return {
+    url: raw,
+    signingKey: signingKey(env),
+    includeText: oneOf(env, 'WEBHOOK_INCLUDE_TEXT', ['true', 'false'] as const, 'false') === 'true',
+    firstRetrySeconds: integer(env, 'WEBHOOK_RETRY_SECONDS', 5, 1, 3_600),
+    giveUpSeconds: integer(env, 'WEBHOOK_GIVE_UP_SECONDS', 86_400, 1, 604_800),
+  };
+}
+
 /** Reads and validates every variable of CONTRACT §8; a malformed value throws a ConfigError naming it. */
 export function readConfig(env: Env): Config {
   const limits = {} as Record<LimitName, LimitWindow[]>;
@@ -260,5 +315,6 @@ export function readConfig(env: Env): Config {
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 3_600),
     maxWaiters: integer(env, 'MAX_WAITERS', 10_000, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
+    webhook: webhook(env),
   };
 }

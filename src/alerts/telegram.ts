@@ -5,10 +5,11 @@ import type { Store } from '../store/database.ts';
 import { alertsOff, type ActivityKind, type AlertEvent, type AlertOutcome, type Alerts, type DeliveryListener, type DeliveryResult } from './alerts.ts';
 import { AlertBudgets } from './budgets.ts';
 import { Digest } from './digest.ts';
-import { errorCode, sendMessage, type BotTarget } from './send-message.ts';
+import { errorCode, OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
+import { sendMessage, type BotTarget } from './send-message.ts';
 import { ALERT_TEXTS, digestText } from './texts.ts';
 
-export const DEFAULT_TIMEOUT_MS = 8_000;
+export const DEFAULT_TIMEOUT_MS = OUTBOUND_TIMEOUT_MS;
 /** A digest whose budget check failed on the store is tried again this much later. */
 const STORE_RETRY_MS = 60_000;
 /** The digest timer looks again at least this often, so a long window or a clock step cannot strand it. */

@@ -126,7 +126,6 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     maxSharePercent: config.retentionMaxShare,
     allowLargeDelete: config.retentionAllowLargeDelete,
     logger: log,
-    onDeleted: (conversationId) => app.services.live.emit({ type: 'conversation.deleted', conversation_id: conversationId }),
   });
   app.addHook('onClose', async () => {
     await retention.stop();

@@ -81,6 +81,7 @@ export function llmsText(base: string, config: Config, version: string): string 
     `- ${guide.waiting.how}`,
     `- ${guide.waiting.wait}`,
     `- ${guide.waiting.interval}`,
+    `- ${guide.waiting.forum}`,
     `- ${guide.waiting.stop}`,
     `- ${guide.seen_marker}`,
     '',

@@ -98,6 +98,7 @@ export function agentGuide(base: string, config: Config, version: string): Stati
       wait: WAITING_FACTS.wait,
       max_wait_seconds: MAX_WAIT_SECONDS,
       interval: WAITING_FACTS.interval,
+      forum: WAITING_FACTS.forum,
       stop: WAITING_FACTS.stop,
       poll_interval_seconds: POLL.firstSeconds,
       slow_poll_interval_seconds: POLL.laterSeconds,

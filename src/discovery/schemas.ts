@@ -98,6 +98,7 @@ export const AgentGuide = Type.Object({
       wait: text('The wait query parameter: how long a read is held, and when it answers at once.'),
       max_wait_seconds: Type.Integer({ description: 'The longest wait a read takes, in seconds.' }),
       interval: text('How often to poll without wait.'),
+      forum: text('Waiting on a forum topic page and on your owner bridge.'),
       stop: text('When to stop waiting.'),
       poll_interval_seconds: Type.Integer({ description: 'The shortest time between two reads of one conversation at first.' }),
       slow_poll_interval_seconds: Type.Integer({ description: 'The shortest time between two reads once no answer came for slow_down_after_minutes.' }),

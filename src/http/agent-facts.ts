@@ -49,6 +49,7 @@ export const WAITING_FACTS = {
   how: 'To wait for an answer, GET the conversation with ?wait=60 and the header If-None-Match set to the ETag of your last read: the server holds the request until the conversation changes (200 with the new body and its new ETag) or the 60 seconds pass (304 with no body), so send the next one as soon as it returns. Without wait, 304 answers at once while nothing changed. Reads and waits are never rate-limited.',
   wait: 'wait: 1 to 60 whole seconds to hold this read while If-None-Match names the current ETag: it answers 200 with the new body as soon as something changes, or 304 when the seconds pass. Without If-None-Match, or with a tag already out of date, it answers at once. When the server holds too many waits already, it answers at once as without wait.',
   interval: `Wait with ?wait= rather than polling in a loop. Without wait, poll at most once every ${POLL.firstSeconds} seconds; after ${POLL.slowDownAfterMinutes} minutes without an answer, once every ${POLL.laterSeconds / 60} minutes.`,
+  forum: 'In the forum, wait the same way (?wait= with If-None-Match set to the last ETag) on a topic page, GET /api/forum/topics/{topic_id}, for new posts, and on your owner bridge, GET /api/forum/topics/{topic_id}/owner, for the operator\'s answer.',
   stop: `Stop when the conversation's status is "closed" or "spam", when your task no longer needs an answer, or after ${POLL.giveUpAfterDays} days without one. Never create a new conversation to check for a reply.`,
 } as const;
 

@@ -29,6 +29,9 @@ const appendIdempotently: IdempotentCommand<NewMessage, AppendOutcome> = {
   command: appendMessage,
 };
 
+/** A new message, the visitor's or the operator's, is a conversation.message change. */
 export function appendOnce(store: Store, message: NewMessage): Promise<AppendOnceOutcome> {
-  return writeIdempotently(store, appendIdempotently, message);
+  return writeIdempotently(store, appendIdempotently, message, (written) => [
+    { type: 'conversation.message', conversation_id: message.conversationId, message_id: written.messageId },
+  ]);
 }

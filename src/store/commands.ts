@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ChangesOf } from './changes.ts';
 import type { Store } from './database.ts';
 import type { Database } from './schema.ts';
 
@@ -13,8 +14,9 @@ export type Command<Input, Outcome> = (trx: Kysely<Database>, input: Input) => P
 /**
  * Runs `command` in a transaction and resolves with its outcome once that transaction has committed:
  * the one way a write reaches the store. On SQLite it joins a group commit (see GroupCommit), on
- * PostgreSQL it has a transaction of its own.
+ * PostgreSQL it has a transaction of its own. `changes` names what the outcome changed (none for a
+ * refusal): the one way a change is published (see ChangeSink), only ever after the commit.
  */
-export function runCommand<Input, Outcome>(store: Store, command: Command<Input, Outcome>, input: Input): Promise<Outcome> {
-  return store.write(command, input);
+export function runCommand<Input, Outcome>(store: Store, command: Command<Input, Outcome>, input: Input, changes?: ChangesOf<Outcome>): Promise<Outcome> {
+  return store.write(command, input, changes);
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { ChangeFeed, type ChangeSink, type ChangesOf } from './changes.ts';
 import type { Command } from './commands.ts';
 import type { Dialect } from './dialect.ts';
 import { StoreOpenError, storeFault } from './errors.ts';
@@ -22,8 +23,14 @@ export interface Store {
   dialect: Dialect;
   /** What the store's errors have shown since it opened (a full disk, a damaged file), for the health check. */
   health: StoreHealth;
-  /** Runs a write command in a transaction; resolves after the commit (use runCommand). */
-  write<Input, Outcome>(command: Command<Input, Outcome>, input: Input): Promise<Outcome>;
+  /**
+   * Runs a write command in a transaction; resolves after the commit (use runCommand). `changes`
+   * names what its outcome changed: recorded in the same transaction and published after the commit
+   * to the sink given to publishChangesTo.
+   */
+  write<Input, Outcome>(command: Command<Input, Outcome>, input: Input, changes?: ChangesOf<Outcome>): Promise<Outcome>;
+  /** Where the changes that writes name go (the app sets it once). */
+  publishChangesTo(sink: ChangeSink): void;
   writes(): WriteStats;
   /** Resolves once every transaction committed so far is on the disk. */
   durable(): Promise<void>;
@@ -145,6 +152,7 @@ export function openStore(options: StoreOptions): Store {
   const health = new StoreHealth();
   if (databaseUrl) {
     const db = postgresDb(databaseUrl, POSTGRES_POOL, health);
+    const feed = new ChangeFeed();
     let transactions = 0;
     // After the commit, never inside it: a reader that saw the new value before the commit would
     // cache the old data under it. A failed advance leaves caches stale until the next write.
@@ -155,12 +163,19 @@ export function openStore(options: StoreOptions): Store {
       health,
       // Each command has a transaction and a pooled connection of its own; PostgreSQL itself
       // flushes the commits of concurrent transactions together.
-      write: async (command, input) => {
-        const outcome = await db.transaction().execute((trx) => command(trx, input));
-        transactions += 1;
-        await advance();
-        return outcome;
-      },
+      write: (command, input, changes) =>
+        feed.write(
+          async (recorded, recordedInput) => {
+            const outcome = await db.transaction().execute((trx) => recorded(trx, recordedInput));
+            transactions += 1;
+            await advance();
+            return outcome;
+          },
+          command,
+          input,
+          changes,
+        ),
+      publishChangesTo: (sink) => feed.publishTo(sink),
       writes: () => ({ queued: 0, batches: transactions, commands: transactions }),
       // A PostgreSQL commit returns once its WAL record is flushed (synchronous_commit on).
       durable: async () => undefined,
@@ -192,11 +207,13 @@ export function openStore(options: StoreOptions): Store {
     onLost: () => sqlite.pragma('wal_autocheckpoint = 1000'),
   });
   const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands));
+  const feed = new ChangeFeed();
   return {
     db,
     dialect: 'sqlite',
     health,
-    write: (command, input) => writer.run(command, input),
+    write: (command, input, changes) => feed.write((recorded, recordedInput) => writer.run(recorded, recordedInput), command, input, changes),
+    publishChangesTo: (sink) => feed.publishTo(sink),
     writes: () => writer.stats(),
     durable,
     // This process's commits, and data_version for commits by other connections to the file.

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ChangesOf } from './changes.ts';
 import { runCommand, type Command } from './commands.ts';
 import type { Store } from './database.ts';
 import { isUniqueViolation } from './errors.ts';
@@ -99,17 +100,19 @@ function commitWrittenOnly<Input, O extends Outcome>(command: Command<Input, O>)
  * answer the earlier result (duplicate), another request a conflict. A request refused because its
  * own retry committed first (and used up the limit, the last slot, the invitation or the place)
  * answers as that retry; any other refusal is the outcome. A batch runner must roll a command back
- * on a refusal too: the commands rely on it.
+ * on a refusal too: the commands rely on it. `changes` names what a written outcome changed; a
+ * duplicate or a refusal changed nothing.
  */
 export async function writeIdempotently<Input, O extends Outcome>(
   store: Store,
   operation: IdempotentCommand<Input, O>,
   input: Input,
+  changes?: ChangesOf<Written<O>>,
 ): Promise<WriteOutcome<O>> {
   try {
     return await idempotent({
       findEarlier: () => operation.findEarlier(store.db, input),
-      write: () => runCommand(store, commitWrittenOnly(operation.command), input),
+      write: () => runCommand(store, commitWrittenOnly(operation.command), input, changes),
       durable: () => store.durable(),
     });
   } catch (error) {

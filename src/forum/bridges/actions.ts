@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Change } from '../../live/events.ts';
 import { bridgeKey } from '../../live/hub.ts';
 import { runCommand } from '../../store/commands.ts';
 import { writeIdempotently } from '../../store/idempotent.ts';
@@ -14,13 +15,18 @@ import type { BridgeKey, BridgeMessageRow } from './queries.ts';
  */
 
 type Services = FastifyInstance['services'];
+
+/** A message written in the channel, by either side. */
+const bridgeMessageChange =
+  (key: BridgeKey) =>
+  (written: { messageId: string }): Change[] => [{ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: written.messageId }];
 type MessageInput = { body: string; clientMessageId: string | null };
 
 /** The participant writes to the operator (limited to BRIDGE_AGENT; the operator is alerted). */
 export async function writeBridgeAsAgent(services: Services, key: BridgeKey, source: string, message: MessageInput): Promise<StoredMessage> {
-  const { store, limiter, clock, alerts, live } = services;
-  const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'agent', source, limiter }, ...message, now: clock.now() });
-  if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: outcome.result.messageId });
+  const { store, limiter, clock, alerts } = services;
+  const author = { role: 'agent' as const, source, limiter };
+  const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author, ...message, now: clock.now() }, bridgeMessageChange(key));
   const alert = outcome.kind === 'written' ? outcome.result.alert : undefined;
   if (alert) setImmediate(() => alerts.notify(alert));
   return settleMessageWrite(outcome);
@@ -40,8 +46,7 @@ export async function readBridgeAsOperator(services: Services, key: BridgeKey): 
 
 /** The operator answers in the channel. */
 export async function writeBridgeAsOperator(services: Services, key: BridgeKey, message: MessageInput): Promise<StoredMessage> {
-  const { store, clock, live } = services;
-  const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...message, now: clock.now() });
-  if (outcome.kind === 'written') live.emit({ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: outcome.result.messageId });
+  const { store, clock } = services;
+  const outcome = await writeIdempotently(store, appendBridgeMessage, { key, author: { role: 'operator' }, ...message, now: clock.now() }, bridgeMessageChange(key));
   return settleMessageWrite(outcome);
 }

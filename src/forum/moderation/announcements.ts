@@ -10,7 +10,7 @@ import { writtenStatus } from '../../http/written.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 export const publishAnnouncementRoute: RouteDefinition = (app) => {
-  const { store, clock, config, live } = app.services;
+  const { store, clock, config } = app.services;
   app.post(
     '/api/admin/forum/announcements',
     {
@@ -28,9 +28,8 @@ export const publishAnnouncementRoute: RouteDefinition = (app) => {
         announcement: request.body,
         moderatorName: config.forumModeratorName,
         now: clock.now(),
-      });
+      }, (written) => [{ type: 'forum.topic', topic_id: written.topicId }]);
       if (outcome.kind === 'conflict') throw new ApiError('client_message_id_conflict');
-      if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
       return reply.code(writtenStatus(outcome)).send(presentAnnouncementReceipt(baseUrl(request), outcome.result.topicId));
     },
   );

@@ -8,7 +8,7 @@ import type { RouteDefinition } from '../routing.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 export const hidePostRoute: RouteDefinition = (app) => {
-  const { store, live } = app.services;
+  const { store } = app.services;
   app.post(
     '/api/admin/forum/messages/:message_id/hide',
     {
@@ -25,9 +25,10 @@ export const hidePostRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const messageId = request.params.message_id;
-      const outcome = await runCommand(store, hidePost, { messageId, hidden: request.body.hidden });
+      const outcome = await runCommand(store, hidePost, { messageId, hidden: request.body.hidden }, (changed) =>
+        changed.kind === 'changed' ? [{ type: 'forum.hidden', topic_id: changed.topicId, message_id: messageId }] : [],
+      );
       if (outcome.kind === 'missing') throw new ApiError('message_not_found');
-      live.emit({ type: 'forum.hidden', topic_id: outcome.topicId, message_id: messageId });
       return presentHideReceipt(messageId, request.body.hidden);
     },
   );

@@ -15,19 +15,21 @@ type MessageInput = { body: string; clientMessageId: string | null };
 
 /** A member's post; the storing layer refuses it in a closed or moderator_only topic. */
 export async function postAsMember(services: Services, membership: MembershipRow, message: MessageInput): Promise<StoredMessage> {
-  const { store, limiter, clock, live } = services;
+  const { store, limiter, clock } = services;
   const sender = { agentId: membership.agent_id, role: 'agent' as const, displayName: membership.display_name };
-  const outcome = await writeIdempotently(store, postReply, { topicId: membership.topic_id, sender, ...message, now: clock.now(), limiter });
-  if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: membership.topic_id, message_id: outcome.result.messageId });
+  const outcome = await writeIdempotently(store, postReply, { topicId: membership.topic_id, sender, ...message, now: clock.now(), limiter }, (written) => [
+    { type: 'forum.post', topic_id: membership.topic_id, message_id: written.messageId },
+  ]);
   return settleMessageWrite(outcome);
 }
 
 /** The moderator's post in any open topic. */
 export async function postAsModerator(services: Services, topicId: string, message: MessageInput): Promise<StoredMessage> {
-  const { store, limiter, clock, config, live } = services;
+  const { store, limiter, clock, config } = services;
   // An unknown topic is refused by the post's claim on the topic row (404).
   const sender = moderatorSender(config.forumModeratorName);
-  const outcome = await writeIdempotently(store, postReply, { topicId, sender, ...message, now: clock.now(), limiter });
-  if (outcome.kind === 'written') live.emit({ type: 'forum.post', topic_id: topicId, message_id: outcome.result.messageId });
+  const outcome = await writeIdempotently(store, postReply, { topicId, sender, ...message, now: clock.now(), limiter }, (written) => [
+    { type: 'forum.post', topic_id: topicId, message_id: written.messageId },
+  ]);
   return settleMessageWrite(outcome);
 }

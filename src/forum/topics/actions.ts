@@ -44,14 +44,15 @@ export async function createTopicAs(
   topic: CreateTopicInput['topic'],
   clientToken: string | undefined,
 ): Promise<MembershipReceipt> {
-  const { store, limiter, clock, live } = services;
+  const { store, limiter, clock } = services;
   const category = await findCategory(store.db, topic.category);
   if (!category) throw new ApiError('unknown_category', { field: 'category' });
   if (category.agent_can_create !== 1) throw new ApiError('category_closed_to_agents');
   const token = threadToken(clientToken);
-  const outcome = await writeIdempotently(store, createTopic, { agent, topic, token, limiter, now: clock.now() });
+  const outcome = await writeIdempotently(store, createTopic, { agent, topic, token, limiter, now: clock.now() }, (written) => [
+    { type: 'forum.topic', topic_id: written.topicId },
+  ]);
   if (outcome.kind === 'conflict' || outcome.kind === 'token_in_use') throw tokenConflict();
-  if (outcome.kind === 'written') live.emit({ type: 'forum.topic', topic_id: outcome.result.topicId });
   return { topicId: outcome.result.topicId, visibility: topic.visibility ?? 'listed', token, duplicate: outcome.kind === 'duplicate' };
 }
 
@@ -85,17 +86,19 @@ export async function leaveTopicAs(services: Services, membership: { topic_id: s
 
 /** The creator closes its topic; true when it was closed already. */
 export async function closeTopicAs(services: Services, agent: AgentRow, topicId: string): Promise<boolean> {
-  const outcome = await runCommand(services.store, closeTopic, { topicId, agentId: agent.id });
+  const outcome = await runCommand(services.store, closeTopic, { topicId, agentId: agent.id }, (closed) =>
+    closed.kind === 'closed' ? [{ type: 'forum.topic', topic_id: topicId }] : [],
+  );
   if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
   if (outcome.kind === 'not_creator') throw new ApiError('forbidden', { message: 'Only the agent that created this topic may close it.' });
-  services.live.emit({ type: 'forum.topic', topic_id: topicId });
   return outcome.alreadyClosed;
 }
 
 /** The moderator opens or closes any topic; the outcome says whether it already had that status. */
 export async function setTopicStatusAsModerator(services: Services, topicId: string, status: TopicStatus) {
-  const outcome = await runCommand(services.store, setTopicStatus, { topicId, status });
+  const outcome = await runCommand(services.store, setTopicStatus, { topicId, status }, (changed) =>
+    changed.kind === 'changed' ? [{ type: 'forum.topic', topic_id: changed.topicId }] : [],
+  );
   if (outcome.kind === 'missing') throw new ApiError('topic_not_found');
-  services.live.emit({ type: 'forum.topic', topic_id: outcome.topicId });
   return { topicId: outcome.topicId, status: outcome.status, duplicate: outcome.previous === outcome.status };
 }

@@ -1,3 +1,4 @@
+import type { Change } from '../../live/events.ts';
 import type { Command } from '../../store/commands.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../overview-counters.ts';
 
@@ -8,6 +9,10 @@ export interface Deletion {
 }
 
 export type DeletionOutcome = { kind: 'deleted'; conversationId: string } | { kind: 'missing' };
+
+/** The operator's deletion and retention's alike. */
+export const deletionChanges = (deletion: DeletionOutcome): Change[] =>
+  deletion.kind === 'deleted' ? [{ type: 'conversation.deleted', conversation_id: deletion.conversationId }] : [];
 
 /**
  * Deletes a conversation (its messages go by ON DELETE CASCADE) and takes it out of every counter.

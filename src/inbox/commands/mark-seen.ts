@@ -1,3 +1,4 @@
+import type { Change } from '../../live/events.ts';
 import type { Command } from '../../store/commands.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { listMessages, type ConversationRow, type MessageRow, type Role } from '../queries.ts';
@@ -10,6 +11,9 @@ export interface SeenBy {
 }
 
 export type SeenOutcome = { kind: 'read'; conversation: ConversationRow; messages: MessageRow[] } | { kind: 'missing' };
+
+/** A read that marked messages seen updated its conversation. */
+export const seenChanges = (seen: SeenOutcome): Change[] => (seen.kind === 'read' ? [{ type: 'conversation.updated', conversation_id: seen.conversation.id }] : []);
 
 /**
  * A read that marks the other side's messages seen, then reads the conversation again in the same

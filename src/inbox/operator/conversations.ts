@@ -3,10 +3,11 @@ import { BodyCache } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import type { Change } from '../../live/events.ts';
 import { runCommand } from '../../store/commands.ts';
 import { appendOnce, NOT_APPENDED } from '../append-once.ts';
-import { deleteConversation } from '../commands/delete-conversation.ts';
-import { markSeen } from '../commands/mark-seen.ts';
+import { deleteConversation, deletionChanges } from '../commands/delete-conversation.ts';
+import { markSeen, seenChanges } from '../commands/mark-seen.ts';
 import { saveReview } from '../commands/save-review.ts';
 import { setStatus } from '../commands/set-status.ts';
 import { presentReplyReceipt } from '../presenters.ts';
@@ -40,9 +41,9 @@ const notFound = () => new ApiError('conversation_not_found');
 
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config, live } = app.services;
-  // After the commit: the event stream, and the visitor's reads held on the conversation (?wait=).
-  const updated = (conversationId: string) => live.emit({ type: 'conversation.updated', conversation_id: conversationId });
+  const { store, limiter, clock, config } = app.services;
+  // Published after the commit: the event stream, the webhooks, and the visitor's reads held on the conversation (?wait=).
+  const updated = (conversationId: string, changed: boolean): Change[] => (changed ? [{ type: 'conversation.updated', conversation_id: conversationId }] : []);
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache();
 
@@ -99,10 +100,9 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!conversation) throw notFound();
       let messages = await listMessages(store.db, id);
       if (conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
-        const seen = await runCommand(store, markSeen, { conversationId: id, reader: 'admin', now: clock.now() });
+        const seen = await runCommand(store, markSeen, { conversationId: id, reader: 'admin', now: clock.now() }, seenChanges);
         if (seen.kind === 'missing') throw notFound();
         ({ conversation, messages } = seen);
-        updated(id);
       }
       return presentOperatorConversation(conversation, messages);
     },
@@ -122,9 +122,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: BY_ID,
     },
     async (request) => {
-      const deletion = await runCommand(store, deleteConversation, { conversationId: request.params.conversation_id });
+      const deletion = await runCommand(store, deleteConversation, { conversationId: request.params.conversation_id }, deletionChanges);
       if (deletion.kind === 'missing') throw notFound();
-      live.emit({ type: 'conversation.deleted', conversation_id: deletion.conversationId });
       return presentDeletionReceipt(deletion.conversationId);
     },
   );
@@ -159,7 +158,6 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         });
       }
       if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
-      if (outcome.kind === 'written') live.emit({ type: 'conversation.message', conversation_id: conversationId, message_id: outcome.result.messageId });
       const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },
@@ -181,9 +179,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const change = { conversationId: request.params.conversation_id, status: request.body.status, now: clock.now() };
-      const outcome = await runCommand(store, setStatus, change);
+      const outcome = await runCommand(store, setStatus, change, (set) => updated(change.conversationId, set.kind === 'set'));
       if (outcome.kind === 'missing') throw notFound();
-      updated(change.conversationId);
       return presentStatusReceipt(outcome.status);
     },
   );
@@ -206,10 +203,9 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { label, note } = request.body;
       const review = { conversationId: request.params.conversation_id, label, note, adminToken: config.adminToken };
-      const outcome = await runCommand(store, saveReview, review);
+      const outcome = await runCommand(store, saveReview, review, (saved) => updated(review.conversationId, saved.kind === 'saved'));
       if (outcome.kind === 'note_contains_secret') throw new ApiError('note_contains_secret', { field: 'note' });
       if (outcome.kind === 'missing') throw notFound();
-      updated(review.conversationId);
       return presentReviewReceipt(outcome.label, outcome.note);
     },
   );

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import type { Limiter } from '../../limits/limiter.ts';
 import { runCommand } from '../../store/commands.ts';
 import type { Store } from '../../store/database.ts';
-import { deleteConversation } from '../commands/delete-conversation.ts';
+import { deleteConversation, deletionChanges } from '../commands/delete-conversation.ts';
 import { countConversations, countStaleConversations, staleConversationIds } from './queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,8 +23,6 @@ export interface RetentionOptions {
   allowLargeDelete: boolean;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
   intervalMs?: number;
-  /** Told of each conversation deleted, after its commit (the event stream, held reads). */
-  onDeleted?: (conversationId: string) => void;
 }
 
 export interface RetentionResult {
@@ -69,11 +67,9 @@ export class RetentionJob {
       // One transaction per conversation: each takes its row, then the counters, in the order every
       // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
       for (const conversationId of ids) {
-        const deletion = await runCommand(store, deleteConversation, { conversationId, inactiveBefore: cutoff });
-        if (deletion.kind === 'deleted') {
-          conversations += 1;
-          this.options.onDeleted?.(conversationId);
-        }
+        // Published like the operator's deletion: the event stream, the webhooks, the held reads.
+        const deletion = await runCommand(store, deleteConversation, { conversationId, inactiveBefore: cutoff }, deletionChanges);
+        if (deletion.kind === 'deleted') conversations += 1;
       }
       if (ids.length < BATCH_SIZE) break;
     }

@@ -13,7 +13,7 @@ import { writeIdempotently, type IdempotentCommand } from '../../store/idempoten
 import { hashToken, newToken, sha256 } from '../../tokens.ts';
 import { appendOnce, NOT_APPENDED } from '../append-once.ts';
 import { createConversation, type CreatedConversation, type NewConversation } from '../commands/create-conversation.ts';
-import { markSeen } from '../commands/mark-seen.ts';
+import { markSeen, seenChanges } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
 import { findConversation, findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
@@ -90,12 +90,9 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         source: requestSource(request),
         limiter,
         now: clock.now(),
-      });
+      }, (written) => [{ type: 'conversation.created', conversation_id: written.conversation.id }]);
       if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
-      if (outcome.kind === 'written') {
-        live.emit({ type: 'conversation.created', conversation_id: outcome.result.conversation.id });
-        notify(outcome.result.alert);
-      }
+      if (outcome.kind === 'written') notify(outcome.result.alert);
       const issued = { accessToken, clientMade: body.client_access_token !== undefined };
       const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, issued, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
@@ -128,10 +125,9 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       if (cached) return reply.header('ETag', etag(conversation)).send(cached);
       let messages = await listMessages(store.db, conversation.id);
       if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
-        const seen = await runCommand(store, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() });
+        const seen = await runCommand(store, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() }, seenChanges);
         if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
         ({ conversation, messages } = seen);
-        live.emit({ type: 'conversation.updated', conversation_id: conversation.id });
       }
       const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
       readCache.set(`${conversation.id}:${conversation.revision}`, body);
@@ -165,10 +161,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         now: clock.now(),
       });
       if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
-      if (outcome.kind === 'written') {
-        live.emit({ type: 'conversation.message', conversation_id: conversationId, message_id: outcome.result.messageId });
-        notify(outcome.result.alert);
-      }
+      if (outcome.kind === 'written') notify(outcome.result.alert);
       const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
       return reply.code(writtenStatus(outcome)).send(receipt);
     },

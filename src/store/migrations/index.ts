@@ -4,6 +4,7 @@ import * as forum from './0002_forum.ts';
 import * as forumPostsRevision from './0003_forum_posts_revision.ts';
 import * as changeCounter from './0004_change_counter.ts';
 import * as fixedLobby from './0006_fixed_lobby.ts';
+import * as webhookOutbox from './0007_webhook_outbox.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_forum_posts_revision': forumPostsRevision,
   '0004_change_counter': changeCounter,
   '0006_fixed_lobby': fixedLobby,
+  '0007_webhook_outbox': webhookOutbox,
 };

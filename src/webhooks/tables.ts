@@ -1,0 +1,21 @@
+/** An event waiting for delivery (migration 0007). Times are epoch milliseconds of the delivery clock. */
+export interface WebhookOutboxTable {
+  /** The event's id: the webhook-id header of every attempt, for the receiver's de-duplication. */
+  id: string;
+  /** The JSON body, fixed at the commit: every attempt sends the same bytes. */
+  body: string;
+  created_at: number;
+  /** Attempts that failed so far. */
+  attempts: number;
+  /** When the next attempt is due; while an instance is sending, the end of its claim. */
+  next_attempt_at: number;
+}
+
+export interface WebhookTables {
+  webhook_outbox: WebhookOutboxTable;
+}
+
+declare module '../store/schema.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: adds WebhookTables to the store's tables
+  interface Database extends WebhookTables {}
+}

@@ -1,0 +1,123 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { adminHeaders, bearer, createConversation, json, type TestApp } from '../helpers.ts';
+import { createTopic, register } from '../forum/support.ts';
+
+/** A Standard Webhooks secret (whsec_ and the base64 of 32 bytes) and its key. */
+export const WHSEC_KEY = Buffer.alloc(32, 7);
+export const WHSEC_SECRET = `whsec_${WHSEC_KEY.toString('base64')}`;
+
+export interface Delivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** What the receiver answers a request: a status, headers (a redirect's Location), and how long it takes. */
+export type Answer = (delivery: Delivery, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number };
+
+export interface Receiver {
+  url: string;
+  port: number;
+  /** Every request, in order of arrival. */
+  requests: Delivery[];
+  /** The requests answered 2xx: the events delivered. */
+  delivered: Delivery[];
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1 (port 0 unless given), answering 204 unless told otherwise. */
+export async function startReceiver(answer: Answer = () => ({ status: 204 }), port = 0): Promise<Receiver> {
+  const requests: Delivery[] = [];
+  const delivered: Delivery[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const delivery = { path: request.url ?? '', headers: request.headers, body };
+      const { status, headers, delayMs = 0 } = answer(delivery, requests.length);
+      requests.push(delivery);
+      setTimeout(() => {
+        if (status >= 200 && status < 300) delivered.push(delivery);
+        response.writeHead(status, headers).end();
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}/hook`,
+    port: bound,
+    requests,
+    delivered,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The Standard Webhooks check, written here apart from the signing code: HMAC-SHA256 of "<id>.<timestamp>.<body>", base64, among the "v1," signatures. */
+export function signatureVerifies(delivery: Delivery, key: Buffer): boolean {
+  const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures } = delivery.headers;
+  const expected = `v1,${createHmac('sha256', key).update(`${String(id)}.${String(timestamp)}.${delivery.body}`).digest('base64')}`;
+  return String(signatures).split(' ').includes(expected);
+}
+
+export interface WebhookBody {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export const bodyOf = (delivery: Delivery) => JSON.parse(delivery.body) as WebhookBody;
+
+/** Waits (at most `seconds`) until `condition` holds, then asserts it. */
+export async function until(condition: () => boolean | Promise<boolean>, seconds = 15): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  while (!(await condition()) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await condition()).toBe(true);
+}
+
+export async function outboxRows(t: TestApp): Promise<number> {
+  const row = await t.store.db.selectFrom('webhook_outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The events oneOfEach makes, by type: the visitor's message and the operator's reply are two conversation.message. */
+export const ONE_OF_EACH = {
+  'conversation.created': 1,
+  'conversation.message': 2,
+  'conversation.updated': 1,
+  'conversation.deleted': 1,
+  'forum.topic': 1,
+  'forum.post': 1,
+  'forum.hidden': 1,
+  'bridge.message': 1,
+};
+export const ONE_OF_EACH_TOTAL = Object.values(ONE_OF_EACH).reduce((sum, count) => sum + count, 0);
+
+/** One change of every kind, with a recognisable text in every message and in the names, so bodies can be checked for them. */
+export async function oneOfEach(t: TestApp) {
+  const admin = (method: 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+    t.inject({ method, url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
+  const created = await createConversation(t, { name: 'Visitor Name', message: 'first-text-secret' });
+  const id = created.conversation_id;
+  expect((await t.inject({ method: 'POST', url: `/api/conversations/${id}/messages`, headers: bearer(created.access_token), payload: { message: 'follow-up-text-secret' } })).statusCode).toBe(201);
+  expect((await admin('POST', `/api/admin/conversations/${id}/messages`, { message: 'operator-text-secret' })).statusCode).toBe(201);
+  expect((await admin('POST', `/api/admin/conversations/${id}/status`, { status: 'closed' })).statusCode).toBe(200);
+  expect((await admin('DELETE', `/api/admin/conversations/${id}`)).statusCode).toBe(200);
+  const agent = await register(t, { display_name: 'Agent Name' });
+  const topic = await createTopic(t, agent, { title: 'topic-title-secret', message: 'topic-text-secret' });
+  const posted = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/replies`, headers: bearer(topic.thread_access_token), payload: { message: 'post-text-secret' } });
+  expect(posted.statusCode).toBe(201);
+  const messageId = json<{ message_id: string }>(posted).message_id;
+  expect((await admin('POST', `/api/admin/forum/messages/${messageId}/hide`, { hidden: true })).statusCode).toBe(200);
+  const bridged = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(topic.thread_access_token), payload: { message: 'bridge-text-secret' } });
+  expect(bridged.statusCode).toBe(201);
+  return { conversationId: id, secrets: [created.access_token, agent.access_token, topic.thread_access_token], agentId: agent.agent_id, topicId: topic.topic_id, messageId };
+}
