@@ -7,8 +7,8 @@ export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 /** Where the pages go when the service runs from its sources (development, tests). */
 export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 
-/** The page bundles: one script per page, one shared style sheet. */
-const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'style.css'];
+/** The page bundles: one script per page, one shared style sheet, the console's own sheet. */
+const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'style.css', 'console.css'];
 
 function newestSource(): number {
   let newest = 0;
