@@ -33,6 +33,8 @@ let currentTopic: string | null = null;
 let forumLoaded = false;
 let stopStream: (() => void) | undefined;
 let threadStale = false;
+/** The review fields hold the operator's unsaved edits: a live re-render leaves them alone. */
+let reviewEdited = false;
 const drafts = new Map<string, string>();
 
 class SignedOut extends Error {}
@@ -316,9 +318,10 @@ function renderThread(data: OperatorConversation): void {
   byId('admin-reply').hidden = !open;
   byId('reply-closed').hidden = open;
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]')) button.hidden = button.dataset.status === conversation.status;
-  byId<HTMLSelectElement>('review-label').value = conversation.review_label;
-  const note = byId<HTMLInputElement>('review-note');
-  if (document.activeElement !== note) note.value = conversation.operator_note;
+  if (!reviewEdited) {
+    byId<HTMLSelectElement>('review-label').value = conversation.review_label;
+    byId<HTMLInputElement>('review-note').value = conversation.operator_note;
+  }
   if (atBottom || before !== messages.length) list.lastElementChild?.scrollIntoView({ block: 'nearest' });
 }
 
@@ -326,6 +329,7 @@ async function openThread(id: string): Promise<void> {
   if (id !== current) {
     saveDraft();
     current = id;
+    reviewEdited = false;
     setStatus('thread-status', '');
     byId<HTMLTextAreaElement>('admin-reply-text').value = drafts.get(id) ?? '';
     byId('thread-messages').replaceChildren();
@@ -382,11 +386,18 @@ async function setConversationStatus(value: string): Promise<void> {
 
 async function remove(): Promise<void> {
   if (!current || !window.confirm('Delete this conversation and every message in it for good?')) return;
-  const result = await call('DELETE', `/api/admin/conversations/${current}`);
-  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
-  drafts.delete(current);
+  const id = current;
+  // No live refresh may read it again meanwhile: it is about to be gone.
   current = null;
+  const result = await call('DELETE', `/api/admin/conversations/${id}`);
+  if (result.status >= 400) {
+    current = id;
+    return setStatus('thread-status', errorText(result), true);
+  }
+  drafts.delete(id);
   navigate('/admin/');
+  rows = rows.filter((row) => row.id !== id);
+  renderList();
   setStatus('list-status', 'Conversation deleted.');
 }
 
@@ -395,8 +406,9 @@ async function review(): Promise<void> {
   const label = byId<HTMLSelectElement>('review-label').value;
   const note = byId<HTMLInputElement>('review-note').value;
   const result = await call('POST', `/api/admin/conversations/${current}/review`, { label, note });
-  if (result.status >= 400) setStatus('thread-status', errorText(result), true);
-  else setStatus('thread-status', 'Review saved.');
+  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+  reviewEdited = false;
+  setStatus('thread-status', 'Review saved.');
 }
 
 async function testAlert(): Promise<void> {
@@ -701,6 +713,7 @@ byId('q').addEventListener('input', () => {
   searchTimer = window.setTimeout(() => attempt('list-status', loadConversations), 250);
 });
 for (const id of ['f-status', 'f-label', 'f-unread']) byId(id).addEventListener('change', () => attempt('list-status', loadConversations));
+for (const id of ['review-label', 'review-note']) byId(id).addEventListener('input', () => (reviewEdited = true));
 byId('more').addEventListener('click', () => attempt('list-status', loadMore));
 onSubmit('admin-reply', 'thread-status', reply);
 onSubmit('review', 'thread-status', review);
