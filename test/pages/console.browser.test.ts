@@ -212,29 +212,37 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
     const html = await response.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
 
-    for (const { width, height, dark } of [
-      { width: 1280, height: 800, dark: false },
-      { width: 390, height: 844, dark: false },
-      { width: 1280, height: 800, dark: true },
-      { width: 390, height: 844, dark: true },
+    // Every state in light mode at both widths; dark mode (the same rules, other colours) on fewer.
+    for (const { width, height, dark, states } of [
+      { width: 1280, height: 800, dark: false, states: ['signed out', 'list', 'conversation', 'keys', 'forum'] },
+      { width: 390, height: 844, dark: false, states: ['signed out', 'list', 'conversation', 'forum'] },
+      { width: 1280, height: 800, dark: true, states: ['conversation'] },
+      { width: 390, height: 844, dark: true, states: ['list'] },
     ]) {
-      const where = `${width} px${dark ? ', dark' : ''}`;
+      const where = (state: string) => `${state}, ${width} px${dark ? ', dark' : ''}`;
+      const check = async (state: string) => {
+        if (states.includes(state)) await expectNoAxeViolations(page, where(state));
+      };
       const page = await run.newPage({ width, height, dark });
       await page.goto(`${run.base}/admin/`);
-      await expectNoAxeViolations(page, `signed out, ${where}`);
+      await check('signed out');
       await signIn(page);
-      await expectNoAxeViolations(page, `list, ${where}`);
+      await check('list');
       if (!dark) await shoot(page, `console-list-${width}`);
       await row(page, 'Axe Visitor').locator('a').click();
       await expect.poll(() => page.locator('#thread-messages li').count()).toBe(2);
-      await expectNoAxeViolations(page, `conversation, ${where}`);
+      await check('conversation');
       await shoot(page, `console-${width}${dark ? '-dark' : ''}`);
-      await page.keyboard.press('?');
-      await expectNoAxeViolations(page, `keys, ${where}`);
-      await page.keyboard.press('Escape');
-      await page.click('#nav-forum');
-      await page.waitForSelector('#forum-view:not([hidden]) #topics li');
-      await expectNoAxeViolations(page, `forum moderation, ${where}`);
+      if (states.includes('keys')) {
+        await page.keyboard.press('?');
+        await check('keys');
+        await page.keyboard.press('Escape');
+      }
+      if (states.includes('forum')) {
+        await page.click('#nav-forum');
+        await page.waitForSelector('#forum-view:not([hidden]) #topics li');
+        await check('forum');
+      }
       await page.context().close();
     }
     expect(run.problems).toEqual([]);
