@@ -728,6 +728,7 @@ onSubmit('announce', 'forum-status', announce);
 byId('invite').addEventListener('click', () => attempt('forum-status', invite));
 byId('sign-out').addEventListener('click', signOut);
 byId('keys-open').addEventListener('click', () => byId<HTMLDialogElement>('keys').showModal());
+byId('keys-close').addEventListener('click', () => byId<HTMLDialogElement>('keys').close());
 for (const [id, url] of [['back', '/admin/'], ['nav-inbox', '/admin/'], ['nav-forum', '/admin/forum']] as const) {
   byId(id).addEventListener('click', (event) => {
     if (token) followInPlace(event, url);
