@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listConversationsQuery } from '../../../src/inbox/operator/queries.ts';
+import { listConversations, listConversationsQuery } from '../../../src/inbox/operator/queries.ts';
+import { migrate, migrator, openStore } from '../../../src/store/database.ts';
 import { searchTerms } from '../../../src/inbox/operator/search.ts';
 import { createConversation, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { admin, insertOperatorMessage, listAll, listPage, reply, setStatus, startRoomyApp } from '../support.ts';
@@ -117,5 +121,30 @@ describe('operator list search and preview', () => {
     });
     expect(plan).toMatch(/messages_search/);
     expect(plan).toMatch(/conversations_search/);
+  });
+
+  // On PostgreSQL the migration's UPDATE is the same statement, and CREATE INDEX indexes every row stored.
+  it.runIf(TEST_STORE === 'sqlite')('migration 0008 gives conversations stored before it their preview and indexes them', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-search-migration-'));
+    const store = openStore({ dataDir });
+    try {
+      const { error } = await migrator(store.db).migrateTo('0004_change_counter');
+      expect(error).toBeUndefined();
+      const id = '01890a5d-ac96-774b-bcce-b302099a8057';
+      await sql`insert into conversations (id, token_hash, fingerprint, name, invitation_id, status, review_label, operator_note,
+        created_at, updated_at, last_message_at, message_count, unread_count, revision)
+        values (${id}, 'h', 'f', 'Old Timer', 'legacy-1', 'open', 'unreviewed', '', 1, 2, 2, 2, 1, 2)`.execute(store.db);
+      await sql`insert into messages (id, conversation_id, role, body, client_message_id, created_at)
+        values ('01890a5d-ac96-774b-bcce-b302099a8001', ${id}, 'visitor', 'An archived walrus question', null, 1),
+               ('01890a5d-ac96-774b-bcce-b302099a8002', ${id}, 'admin', 'The latest answer', null, 2)`.execute(store.db);
+      await migrate(store);
+      const found = async (words: string[]) => (await listConversations(store.db, { search: words, limit: 10 })).page;
+      expect(await found(['walrus'])).toMatchObject([{ id, last_message_preview: 'The latest answer', last_message_role: 'admin' }]);
+      expect((await found(['legacy', '1'])).map((row) => row.id)).toEqual([id]);
+      expect((await found(['old', 'timer'])).map((row) => row.id)).toEqual([id]);
+    } finally {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
