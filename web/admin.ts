@@ -129,6 +129,9 @@ function signOut(): void {
 
 // ---- Addresses -----------------------------------------------------------------------------
 
+/** What the thread pane says when no conversation is open, as the page came. */
+const EMPTY_THREAD = [...byId('thread-empty').childNodes].map((node) => node.cloneNode(true));
+
 const CONVERSATION_PATH = /^\/admin\/conversations\/([0-9a-fA-F-]{36})$/;
 
 function conversationUrl(id: string): string {
@@ -286,6 +289,7 @@ function closeThread(): void {
   current = null;
   byId('thread').hidden = true;
   byId('thread-empty').hidden = false;
+  byId('thread-empty').replaceChildren(...EMPTY_THREAD.map((node) => node.cloneNode(true)));
   byId('inbox').dataset.view = 'list';
   for (const link of document.querySelectorAll('#conversations a[aria-current]')) link.removeAttribute('aria-current');
 }

@@ -59,7 +59,18 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
 
   it('shows a new conversation, the totals and the unread count in the title within 3 s, without a reload', async () => {
     const page = await run.newPage();
+    // Desktop notifications are asked for by the button only, never on load.
+    await page.addInitScript(() => {
+      const asked = { count: 0 };
+      (window as unknown as { asked: typeof asked }).asked = asked;
+      Notification.requestPermission = async () => {
+        asked.count += 1;
+        return 'default';
+      };
+    });
+    const asked = () => page.evaluate(() => (window as unknown as { asked: { count: number } }).asked.count);
     await signIn(page);
+    expect(await asked()).toBe(0);
     const before = Number(await total(page, 'total_conversations'));
     await createConversation(run.t, { message: 'Arrived while you were looking', name: 'Live Newcomer' });
     await expect.poll(() => row(page, 'Live Newcomer').count(), { timeout: 3_000 }).toBe(1);
@@ -67,6 +78,9 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
     expect(await row(page, 'Live Newcomer').locator('.row-preview').textContent()).toBe('Arrived while you were looking');
     expect(await row(page, 'Live Newcomer').locator('.badge').textContent()).toBe('1');
     await expect.poll(() => page.title()).toMatch(/^\(\d+\) Parley console$/);
+    expect(await asked()).toBe(0);
+    await page.click('#notify');
+    expect(await asked()).toBe(1);
     expect(run.problems).toEqual([]);
   });
 
@@ -232,6 +246,9 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       await row(page, 'Axe Visitor').locator('a').click();
       await expect.poll(() => page.locator('#thread-messages li').count()).toBe(2);
       await check('conversation');
+      // The list beside the conversation on a wide screen; one pane at a time on a phone.
+      expect(await page.locator('#list-pane').isVisible(), where('list beside')).toBe(width > 760);
+      expect(await page.locator('#back').isVisible(), where('back link')).toBe(width <= 760);
       await shoot(page, `console-${width}${dark ? '-dark' : ''}`);
       if (states.includes('keys')) {
         await page.keyboard.press('?');
