@@ -21,6 +21,7 @@ export type ReviewLabels = Static<typeof Operator.ReviewLabels>;
 export type NotificationSettings = Static<typeof Operator.NotificationSettings>;
 export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typeof Operator.TestAlertFailure>;
 export type ConversationList = Static<typeof Operator.ConversationList>;
+export type ConversationListItem = Static<typeof Operator.ConversationListItem>;
 export type OperatorConversation = Static<typeof Operator.OperatorConversation>;
 
 export type CategoryList = Static<typeof Topics.CategoryList>;

@@ -17,7 +17,9 @@ interface PendingReply {
   message: string;
 }
 
-const POLL_MS = 15_000;
+/** How long one read waits on the server for a change (?wait=, whole seconds). */
+const WAIT_SECONDS = 25;
+const RETRY_MS = [1_000, 2_000, 5_000, 10_000, 15_000];
 const PENDING = 'parley.pending';
 const PENDING_REPLY = 'parley.pendingReply';
 const CURRENT = 'parley.current';
@@ -25,7 +27,12 @@ const KEY_PATTERN = /^parley1\.([0-9a-f-]{36})\.([0-9a-fA-F]{64})$/;
 
 let session: Session | null = null;
 let etag: string | undefined;
-let timer: number | undefined;
+/** Bumped whenever the conversation shown changes: a read loop of an earlier one stops. */
+let generation = 0;
+/** The operator messages already shown: only later ones are announced. */
+let shownReplies: Set<string> | null = null;
+let lastStatus: string | null = null;
+let wake: (() => void) | undefined;
 
 /** The access token (recovery key) the page shows: one string holding the conversation id and its access token. */
 export function recoveryKey({ id, token }: Session): string {
@@ -66,49 +73,129 @@ function render(conversation: VisitorConversation): void {
       );
     }),
   );
+  announce(conversation);
   const open = conversation.status === 'open';
   byId<HTMLFormElement>('reply-form').hidden = !open;
-  setStatus('thread-status', open ? 'The operator will answer here; this page checks for replies every 15 seconds.' : `This conversation is ${conversation.status}.`);
+  byId('closed').hidden = open;
+  byId('closed-text').textContent =
+    conversation.status === 'closed'
+      ? 'The operator closed this conversation: it takes no more replies. To write again, start another conversation below; you may mention this one.'
+      : 'This conversation takes no more replies. To write again, start another conversation below.';
+  setStatus('thread-status', open ? 'The operator will answer here; a reply appears on this page as soon as it is sent.' : '');
+}
+
+/** Tells screen readers of what arrived since the last render: operator replies, and a closing. */
+function announce(conversation: VisitorConversation): void {
+  const replies = conversation.messages.filter((message) => message.role === 'admin');
+  const news: string[] = [];
+  if (shownReplies !== null) {
+    for (const message of replies) if (!shownReplies.has(message.id)) news.push(`The operator replied: ${message.body}`);
+    if (lastStatus === 'open' && conversation.status !== 'open') news.push('The conversation was closed.');
+  }
+  shownReplies = new Set(replies.map((message) => message.id));
+  lastStatus = conversation.status;
+  if (news.length > 0) byId('replies-live').textContent = news.join(' ');
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = window.setTimeout(resolve, ms);
+    wake = () => {
+      window.clearTimeout(timer);
+      resolve();
+    };
+  });
+}
+
+/** One read; with `wait`, held by the server until the conversation changes or the seconds pass (304). */
+async function read(current: Session, wait: boolean): Promise<'changed' | 'same' | 'gone' | 'retry'> {
+  const controller = new AbortController();
+  // A connection that died silently never answers: give up a little after the server would have.
+  const timeout = window.setTimeout(() => controller.abort(), (WAIT_SECONDS + 10) * 1000);
+  try {
+    const url = `/api/conversations/${current.id}${wait && etag ? `?wait=${WAIT_SECONDS}` : ''}`;
+    const result = await api<VisitorConversation>('GET', url, { token: current.token, etag, signal: controller.signal });
+    if (session !== current) return 'same';
+    if (result.status === 304) return 'same';
+    if (result.status === 200 && result.body) {
+      etag = result.etag ?? undefined;
+      render(result.body);
+      return 'changed';
+    }
+    if (result.status === 404 || result.status === 401) {
+      setStatus('thread-status', 'This conversation no longer exists, or the access token (recovery key) is wrong.', true);
+      sessionStorage.removeItem(CURRENT);
+      return 'gone';
+    }
+    return 'retry';
+  } finally {
+    window.clearTimeout(timeout);
+  }
+}
+
+/**
+ * Follows the conversation for as long as it is shown: each read waits on the server for the next
+ * change, so the operator's answer appears as it is sent. After a network drop it tries again,
+ * further apart each time, and at once when the browser says it is back online.
+ */
+async function follow(current: Session, mine: number): Promise<void> {
+  let failures = 0;
+  while (session === current && generation === mine) {
+    try {
+      const outcome = await read(current, true);
+      if (outcome === 'gone') return;
+      if (failures > 0) setStatus('thread-status', 'Connected again.');
+      failures = 0;
+      if (outcome === 'retry') await pause(5_000);
+    } catch {
+      if (session !== current || generation !== mine) return;
+      setStatus('thread-status', 'Connection lost: trying again. Nothing you have sent is lost.', true);
+      await pause(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 15_000);
+      failures += 1;
+    }
+  }
 }
 
 async function refresh(): Promise<void> {
   if (!session) return;
   try {
-    const result = await api<VisitorConversation>('GET', `/api/conversations/${session.id}`, { token: session.token, etag });
-    if (result.status === 304) return;
-    if (result.status === 200 && result.body) {
-      etag = result.etag ?? undefined;
-      render(result.body);
-    } else if (result.status === 404 || result.status === 401) {
-      setStatus('thread-status', 'This conversation no longer exists, or the access token (recovery key) is wrong.', true);
-      sessionStorage.removeItem(CURRENT);
-      stopPolling();
-    }
+    await read(session, false);
   } catch {
-    setStatus('thread-status', 'Could not reach the server; trying again shortly.', true);
+    // The loop in follow() reports and recovers.
   }
-}
-
-function stopPolling(): void {
-  if (timer !== undefined) window.clearInterval(timer);
-  timer = undefined;
-}
-
-function startPolling(): void {
-  stopPolling();
-  if (document.visibilityState === 'visible') timer = window.setInterval(() => void refresh(), POLL_MS);
 }
 
 function open(next: Session): void {
   session = next;
   etag = undefined;
+  shownReplies = null;
+  lastStatus = null;
+  generation += 1;
   sessionStorage.setItem(CURRENT, JSON.stringify(next));
   byId<HTMLInputElement>('key').value = recoveryKey(next);
+  byId('copy').textContent = 'Copy';
+  byId('messages').replaceChildren();
+  byId('replies-live').textContent = '';
   byId('conversation').hidden = false;
   byId('compose').hidden = true;
   byId('resume').hidden = true;
-  void refresh();
-  startPolling();
+  void follow(next, generation);
+}
+
+/** Back to the forms: this tab forgets the conversation (its access token still opens it). */
+function startAnother(): void {
+  session = null;
+  generation += 1;
+  wake?.();
+  sessionStorage.removeItem(CURRENT);
+  byId('conversation').hidden = true;
+  byId('compose').hidden = false;
+  byId('resume').hidden = false;
+  byId<HTMLFormElement>('contact-form').reset();
+  byId<HTMLFormElement>('resume-form').reset();
+  setStatus('compose-status', '');
+  setStatus('resume-status', '');
+  byId('message').focus();
 }
 
 async function createConversation(event: SubmitEvent): Promise<void> {
@@ -202,15 +289,9 @@ byId<HTMLFormElement>('contact-form').addEventListener('submit', (event) => void
 byId<HTMLFormElement>('reply-form').addEventListener('submit', (event) => void sendReply(event));
 byId<HTMLFormElement>('resume-form').addEventListener('submit', resume);
 byId('copy').addEventListener('click', () => void copyKey());
-document.addEventListener('visibilitychange', () => {
-  if (!session) return;
-  if (document.visibilityState === 'visible') {
-    void refresh();
-    startPolling();
-  } else {
-    stopPolling();
-  }
-});
+byId('another').addEventListener('click', startAnother);
+// Back online: the waiting loop tries again now rather than at the end of its pause.
+window.addEventListener('online', () => wake?.());
 
 const saved = readJson<Session>(CURRENT);
 if (saved) open(saved);

@@ -34,12 +34,12 @@ export interface ApiResult<T> {
 }
 
 /** fetch with JSON in and out; a network failure throws, an HTTP error resolves with its status. */
-export async function api<T>(method: string, url: string, options: { token?: string; body?: unknown; etag?: string } = {}): Promise<ApiResult<T>> {
+export async function api<T>(method: string, url: string, options: { token?: string; body?: unknown; etag?: string | undefined; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.etag) headers['if-none-match'] = options.etag;
-  const response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+  const response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store', signal: options.signal ?? null });
   const text = response.status === 304 ? '' : await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as T) : null, etag: response.headers.get('etag') };
 }

@@ -26,6 +26,8 @@ export const CONVERSATION_COLUMNS = [
   'message_count',
   'unread_count',
   'revision',
+  'last_message_preview',
+  'last_message_role',
 ] as const satisfies readonly (keyof ConversationRow)[];
 
 const conversationById = prepare<{ id: string }, ConversationRow>(['id'], (db, p) => db.selectFrom('conversations').selectAll().where('id', '=', p.id));

@@ -19,6 +19,9 @@ export interface ConversationsTable {
   unread_count: number;
   /** Bumped by every change a visitor could see; the visitor read's ETag. */
   revision: number;
+  /** The start of the last message (PREVIEW_LENGTH characters) and who wrote it, for the operator list. */
+  last_message_preview: Generated<string>;
+  last_message_role: Generated<'visitor' | 'admin'>;
 }
 
 export interface MessagesTable {

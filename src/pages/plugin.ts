@@ -58,7 +58,8 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
   const page = (template: string, script?: string): Page => {
     const html = readFileSync(path.join(dir, template), 'utf8')
       .replaceAll('%STYLE%', `/assets/${manifest['style.css']}`)
-      .replaceAll('%SCRIPT%', script ? `/assets/${manifest[script]}` : '');
+      .replaceAll('%SCRIPT%', script ? `/assets/${manifest[script]}` : '')
+      .replace(/%ASSET:([\w.-]+)%/g, (_match, name: string) => `/assets/${manifest[name]}`);
     return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
   };
   const contact = page('index.html', 'contact.js');
@@ -80,11 +81,14 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
     reply.header('Cache-Control', 'no-cache');
     return sendPage(reply, contact, request.headers['if-none-match']);
   });
-  app.get('/admin/', { schema: { hide: true } }, async (request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    reply.header('X-Robots-Tag', 'noindex, nofollow');
-    return sendPage(reply, admin, request.headers['if-none-match']);
-  });
+  // The console's own addresses (a conversation, the forum moderation) are the same page: its script reads the path.
+  for (const url of ['/admin/', '/admin/forum', '/admin/conversations/:conversation_id']) {
+    app.get(url, { schema: { hide: true } }, async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      reply.header('X-Robots-Tag', 'noindex, nofollow');
+      return sendPage(reply, admin, request.headers['if-none-match']);
+    });
+  }
   // Every form posts here, and only when its page's script did not run: a form left to the browser
   // would submit by GET and put what it holds (a recovery key, a token) into the URL. The body is
   // read and dropped unseen; the answer says what happened and echoes nothing.

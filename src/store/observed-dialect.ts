@@ -2,12 +2,20 @@ import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, T
 import type { StoreHealth } from './health.ts';
 
 const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
+const SAVEPOINT_STATEMENT = /^\s*savepoint\b/i;
+const ROLLBACK_TO_STATEMENT = /^\s*rollback\s+to\b/i;
+const RELEASE_STATEMENT = /^\s*release\b/i;
 
 /** One connection's statements, reported to the store's health as they fail or commit a write. */
 class ObservedConnection implements DatabaseConnection {
   inTransaction = false;
   wroteInTransaction = false;
   failedInTransaction = false;
+  /**
+   * Whether the transaction had written when each open savepoint was taken: a write rolled back to
+   * its savepoint (a command of a batch that failed on a full disk) is no write that committed.
+   */
+  wroteAtSavepoints: boolean[] = [];
 
   constructor(
     readonly inner: DatabaseConnection,
@@ -26,6 +34,12 @@ class ObservedConnection implements DatabaseConnection {
     if (WRITE_STATEMENT.test(query.sql)) {
       if (this.inTransaction) this.wroteInTransaction = true;
       else this.health.noteWriteCommitted();
+    } else if (this.inTransaction && SAVEPOINT_STATEMENT.test(query.sql)) {
+      this.wroteAtSavepoints.push(this.wroteInTransaction);
+    } else if (this.inTransaction && ROLLBACK_TO_STATEMENT.test(query.sql)) {
+      this.wroteInTransaction = this.wroteAtSavepoints.at(-1) ?? this.wroteInTransaction;
+    } else if (this.inTransaction && RELEASE_STATEMENT.test(query.sql)) {
+      this.wroteAtSavepoints.pop();
     }
     return result;
   }
@@ -67,6 +81,7 @@ class ObservedDriver implements Driver {
     observed.inTransaction = true;
     observed.wroteInTransaction = false;
     observed.failedInTransaction = false;
+    observed.wroteAtSavepoints = [];
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

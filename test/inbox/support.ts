@@ -105,6 +105,8 @@ export interface ListItem {
   last_message_at: string;
   message_count: number;
   unread_count: number;
+  last_message_preview: string;
+  last_message_role: 'visitor' | 'admin';
 }
 
 export interface ListPage {

@@ -27,7 +27,8 @@ describe('pages', () => {
       expect(response.body).not.toMatch(/<script(?![^>]*\bsrc="\/assets\/[a-z]+-[A-Z0-9]+\.js")[^>]*>/);
       expect(response.body).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
       const assets = [...response.body.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] ?? '');
-      expect(assets).toHaveLength(2);
+      // The console has a style sheet of its own.
+      expect(assets).toHaveLength(path === '/admin/' ? 3 : 2);
       for (const asset of assets) {
         const file = await t.inject({ method: 'GET', url: asset });
         expect(file.statusCode, asset).toBe(200);
@@ -53,6 +54,14 @@ describe('pages', () => {
     const response = await t.inject({ method: 'GET', url: '/admin/' });
     expect(response.headers['x-robots-tag']).toMatch(/noindex/);
     expect(response.body).toContain('<meta name="robots" content="noindex, nofollow">');
+    // The console's own addresses are the same page, kept out of indexes and caches alike.
+    for (const path of ['/admin/forum', '/admin/conversations/01890a5d-ac96-774b-bcce-b302099a8057']) {
+      const other = await t.inject({ method: 'GET', url: path });
+      expect(other.statusCode, path).toBe(200);
+      expect(other.body, path).toBe(response.body);
+      expect(other.headers['cache-control'], path).toBe('no-store');
+      expect(other.headers['x-robots-tag'], path).toMatch(/noindex/);
+    }
     const redirect = await t.inject({ method: 'GET', url: '/admin' });
     expect(redirect.statusCode).toBe(301);
     expect(redirect.headers.location).toBe('/admin/');
@@ -70,7 +79,7 @@ describe('pages', () => {
       // A field without a name is never submitted by the browser, whatever the method.
       expect(body, path).not.toMatch(/<(?:input|textarea|select)\b[^>]*\sname=/);
     }
-    expect(forms).toBe(9);
+    expect(forms).toBe(8);
   });
 
   it('refuses a form posted without its script: a plain page that echoes nothing', async () => {

@@ -7,6 +7,7 @@ import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
+import { previewOf } from '../preview.ts';
 import { insertMessage, type Role } from '../queries.ts';
 
 type Db = Kysely<Database>;
@@ -38,7 +39,7 @@ export type AppendOutcome = { kind: 'written'; messageId: string; alert?: AlertE
  */
 export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, input) => {
   const { conversationId, sender, now } = input;
-  const refusal = await reserveMessageSlot(trx, conversationId, sender.role, now, input.cap);
+  const refusal = await reserveMessageSlot(trx, conversationId, sender.role, now, input.cap, previewOf(input.body));
   if (refusal) return refusal;
   if (sender.role === 'visitor') await input.limiter.consume(trx, 'FOLLOWUP_SOURCE', sender.source);
   const messageId = newId();
@@ -55,8 +56,17 @@ export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, inp
   return { kind: 'written', messageId, alert };
 };
 
-const reserveSlot = prepare<{ conversationId: string; unreadIncrement: number; now: number; cap: number }, { unread_count: number }>(
-  ['conversationId', 'unreadIncrement', 'now', 'cap'],
+type SlotParams = {
+  conversationId: string;
+  unreadIncrement: number;
+  now: number;
+  cap: number;
+  preview: string;
+  role: Role;
+};
+
+const reserveSlot = prepare<SlotParams, { unread_count: number }>(
+  ['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role'],
   (db, p) =>
     db
       .updateTable('conversations')
@@ -66,6 +76,9 @@ const reserveSlot = prepare<{ conversationId: string; unreadIncrement: number; n
         revision: eb('revision', '+', 1),
         updated_at: laterOf('updated_at', p.now),
         last_message_at: laterOf('last_message_at', p.now),
+        // The list's preview rides in the update that claims the slot: no extra write.
+        last_message_preview: p.preview,
+        last_message_role: p.role,
       }))
       .where('id', '=', p.conversationId)
       .where('status', '=', 'open')
@@ -77,9 +90,9 @@ const reserveSlot = prepare<{ conversationId: string; unreadIncrement: number; n
  * Claims room for one more message in one conditional update, so the cap is exact under any
  * concurrency: only an open conversation below `cap` gets a row back. Otherwise, says why not.
  */
-async function reserveMessageSlot(trx: Db, conversationId: string, role: Role, now: number, cap: number): Promise<AppendRefusal | undefined> {
+async function reserveMessageSlot(trx: Db, conversationId: string, role: Role, now: number, cap: number, preview: string): Promise<AppendRefusal | undefined> {
   const unreadIncrement = role === 'visitor' ? 1 : 0;
-  const reserved = await reserveSlot.first(trx, { conversationId, unreadIncrement, now, cap });
+  const reserved = await reserveSlot.first(trx, { conversationId, unreadIncrement, now, cap, preview, role });
   if (reserved) {
     if (unreadIncrement === 1 && reserved.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
     return undefined;

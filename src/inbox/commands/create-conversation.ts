@@ -4,6 +4,7 @@ import type { Command } from '../../store/commands.ts';
 import { newId } from '../../tokens.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
+import { previewOf } from '../preview.ts';
 import { CONVERSATION_COLUMNS, insertMessage, type ConversationRow } from '../queries.ts';
 
 const INITIAL_REVIEW_LABEL = 'unreviewed';
@@ -53,6 +54,8 @@ export const createConversation: Command<NewConversation, CreatedConversation> =
     message_count: 1,
     unread_count: 1,
     revision: 1,
+    last_message_preview: previewOf(input.message),
+    last_message_role: 'visitor',
   };
   await insertConversation.execute(trx, conversation);
   await insertMessage.execute(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now });

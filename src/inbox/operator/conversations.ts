@@ -22,6 +22,7 @@ import {
   presentStatusReceipt,
 } from './presenters.ts';
 import { listConversations } from './queries.ts';
+import { searchTerms } from './search.ts';
 import {
   AUTH_ERRORS,
   BY_ID,
@@ -52,7 +53,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'List conversations, most recently updated first',
-        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. Filters combine.',
+        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. Filters combine, q (search) with them.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         querystring: ListQuery,
@@ -65,7 +66,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limit = query.limit ?? LIST_DEFAULT_LIMIT;
       reply.type('application/json; charset=utf-8');
       // Read before the page: a write committed meanwhile moves it, and the next request reads anew.
-      const key = JSON.stringify([await store.version(), query.status, query.label, query.unread, query.invitation_id, query.cursor, limit]);
+      const key = JSON.stringify([await store.version(), query.status, query.label, query.unread, query.invitation_id, query.q, query.cursor, limit]);
       const cached = listCache.get(key);
       if (cached !== undefined) return reply.send(cached);
       const { page, next } = await listConversations(store.db, {
@@ -73,6 +74,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         label: query.label,
         unread: query.unread,
         invitationId: query.invitation_id,
+        search: query.q === undefined ? undefined : searchTerms(query.q),
         after,
         limit,
       });

@@ -30,6 +30,8 @@ function presentListItem(row: ListedConversation): Static<typeof ConversationLis
     last_message_at: isoTime(row.last_message_at),
     message_count: row.message_count,
     unread_count: row.unread_count,
+    last_message_preview: row.last_message_preview,
+    last_message_role: row.last_message_role,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Database } from '../../store/schema.ts';
 import { counterName } from '../overview-counters.ts';
 import { CONVERSATION_STATUSES, REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
 import { TOP_INVITATION_IDS } from './schemas.ts';
+import { matchesSearch } from './search.ts';
 
 type Db = Kysely<Database>;
 
@@ -12,6 +13,8 @@ export interface ListFilters {
   label?: ReviewLabel | undefined;
   unread?: boolean | undefined;
   invitationId?: string | undefined;
+  /** Words from searchTerms: only conversations that hold them all. */
+  search?: string[] | undefined;
   after?: ListPosition | undefined;
   limit: number;
 }
@@ -27,6 +30,8 @@ const LIST_COLUMNS = [
   'last_message_at',
   'message_count',
   'unread_count',
+  'last_message_preview',
+  'last_message_role',
 ] as const;
 
 /**
@@ -41,6 +46,7 @@ export function listConversationsQuery(db: Db, filters: ListFilters) {
   if (filters.invitationId !== undefined) query = query.where('invitation_id', '=', filters.invitationId);
   // A literal, not a bound parameter: only then can SQLite and PostgreSQL prove the partial index applies.
   if (filters.unread) query = query.where('unread_count', '>', sql.lit(0));
+  if (filters.search !== undefined) query = query.where(matchesSearch(db, filters.search));
   const after = filters.after;
   if (after !== undefined) {
     query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('updated_at', 'id'), '<', tuple(after.updatedAt, after.id)));

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
+import { PREVIEW_LENGTH } from '../preview.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
 
 export const OPERATOR_TAGS = ['operator'];
@@ -18,6 +19,13 @@ export const ListQuery = Type.Object({
   label: Type.Optional(ReviewLabelSchema),
   unread: Type.Optional(Type.Boolean({ description: 'true: only conversations with visitor messages the operator has not read' })),
   invitation_id: Type.Optional(singleLine(80, 1, 'Only conversations with this self-reported invitation id')),
+  q: Type.Optional(
+    singleLine(
+      200,
+      1,
+      'Search: only conversations whose name and invitation id, or one of whose messages, contain every word (as a word or the start of one, case-insensitive). Punctuation separates words; up to 8 words are used.',
+    ),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
 });
@@ -35,6 +43,8 @@ export const ConversationListItem = Type.Object({
   last_message_at: Timestamp,
   message_count: Type.Integer(),
   unread_count: Type.Integer({ description: 'Visitor messages the operator has not read yet' }),
+  last_message_preview: Type.String({ description: `The first ${PREVIEW_LENGTH} characters of the last message` }),
+  last_message_role: Type.Union([Type.Literal('visitor'), Type.Literal('admin')], { description: 'Who wrote the last message' }),
 });
 
 export const ConversationList = Type.Object({

@@ -5,6 +5,7 @@ import * as forumPostsRevision from './0003_forum_posts_revision.ts';
 import * as changeCounter from './0004_change_counter.ts';
 import * as fixedLobby from './0006_fixed_lobby.ts';
 import * as webhookOutbox from './0007_webhook_outbox.ts';
+import * as search from './0008_search.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_change_counter': changeCounter,
   '0006_fixed_lobby': fixedLobby,
   '0007_webhook_outbox': webhookOutbox,
+  '0008_search': search,
 };

@@ -1,0 +1,129 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders } from '../helpers.ts';
+import { ROOMY_LIMITS } from '../inbox/support.ts';
+import { axeViolations, browserTestsRun, expectNoAxeViolations, shoot, startBrowserRun, type BrowserRun } from './chromium.ts';
+
+/** The contact page in Chromium: the operator's answer as it arrives (long-poll), recovery, the next step after closing (issues #13, #15). */
+describe.runIf(browserTestsRun)('the contact page in a real browser', () => {
+  let run: BrowserRun;
+  beforeAll(async () => {
+    run = await startBrowserRun({ env: ROOMY_LIMITS });
+  });
+  afterAll(() => run?.close());
+
+  /** Starts a conversation from the page; returns its id. */
+  async function write(page: Page, message: string): Promise<string> {
+    await page.goto(`${run.base}/`);
+    await page.fill('#message', message);
+    await page.click('#send');
+    await page.waitForSelector('#conversation:not([hidden])');
+    await expect.poll(() => page.locator('#messages li').count()).toBe(1);
+    return (await page.inputValue('#key')).split('.')[1]!;
+  }
+
+  const operatorSays = (id: string, message: string) =>
+    run.t.inject({ method: 'POST', url: `/api/admin/conversations/${id}/messages`, headers: adminHeaders(), payload: { message } });
+  const operatorSets = (id: string, status: string) =>
+    run.t.inject({ method: 'POST', url: `/api/admin/conversations/${id}/status`, headers: adminHeaders(), payload: { status } });
+
+  it('shows and announces the operator reply as it arrives, through a held read (?wait= with If-None-Match)', async () => {
+    const page = await run.newPage();
+    const waits: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('?wait=')) waits.push(request.headers()['if-none-match'] ?? '');
+    });
+    const id = await write(page, 'Is anyone there?');
+    await expect.poll(() => waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toMatch(/^"\d+"$/);
+    expect(await page.locator('#replies-live').getAttribute('aria-live')).toBe('polite');
+    expect(await page.locator('#replies-live').textContent()).toBe('');
+
+    expect((await operatorSays(id, 'Yes, I am here.')).statusCode).toBe(201);
+    await expect.poll(() => page.locator('#messages .message.admin .body').textContent(), { timeout: 3_000 }).toBe('Yes, I am here.');
+    expect(await page.locator('#replies-live').textContent()).toBe('The operator replied: Yes, I am here.');
+    expect(run.problems).toEqual([]);
+  });
+
+  it('recovers after a network drop without a reload', async () => {
+    const page = await run.newPage();
+    // While `down`, every held read fails as on a dead network. (A connection the server drops
+    // before answering is retried by Chromium itself, unseen by the page: that is no test.)
+    let down = false;
+    let refused = 0;
+    await page.route('**/api/conversations/*?wait=*', (route) => {
+      if (!down) return route.continue();
+      refused += 1;
+      return route.abort('internetdisconnected');
+    });
+    const id = await write(page, 'My connection is flaky');
+    down = true;
+    await page.context().setOffline(true);
+    // The operator opens it: the visitor's message is marked seen, which ends the held read.
+    expect((await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${id}`, headers: adminHeaders() })).statusCode).toBe(200);
+    await expect.poll(() => page.locator('#thread-status').textContent(), { timeout: 5_000 }).toMatch(/^Connection lost/);
+    expect(refused).toBeGreaterThan(0);
+    expect((await operatorSays(id, 'Answered while you were offline.')).statusCode).toBe(201);
+    down = false;
+    await page.context().setOffline(false); // the browser says "online": the page tries again at once
+    await expect.poll(() => page.locator('#messages .message.admin .body').textContent(), { timeout: 3_000 }).toBe('Answered while you were offline.');
+    expect(await page.locator('#thread-status').textContent()).toBe('Connected again.');
+    // The refused requests are the point of this case, not page problems.
+    run.problems.length = 0;
+  });
+
+  it('says what to do when the operator closes the conversation, and starts another', async () => {
+    const page = await run.newPage();
+    const id = await write(page, 'Please close me');
+    expect((await operatorSets(id, 'closed')).statusCode).toBe(200);
+    await page.waitForSelector('#closed:not([hidden])', { timeout: 3_000 });
+    expect(await page.locator('#closed-text').textContent()).toMatch(/closed this conversation.*start another conversation/);
+    expect(await page.locator('#reply-form').isHidden()).toBe(true);
+    expect(await page.locator('#replies-live').textContent()).toBe('The conversation was closed.');
+    await shoot(page, 'contact-closed-1280');
+
+    await page.click('#another');
+    await page.waitForSelector('#compose:not([hidden])');
+    expect(await page.locator('#conversation').isHidden()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('parley.current'))).toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('message');
+    const next = await write(page, 'A new start');
+    expect(next).not.toBe(id);
+    await page.reload();
+    await expect.poll(() => page.locator('#messages .body').first().textContent()).toBe('A new start');
+    expect(run.problems).toEqual([]);
+  });
+
+  it('passes axe-core with no violations at 1280 and 390 px, light and dark, empty and with a conversation, under the strict CSP', async () => {
+    const response = await fetch(`${run.base}/`);
+    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self'; style-src 'self'/);
+    expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
+    // Both states in light mode at both widths; dark mode (the same rules, other colours) on one each.
+    for (const { width, height, dark, states } of [
+      { width: 1280, height: 800, dark: false, states: ['empty', 'conversation'] },
+      { width: 390, height: 844, dark: false, states: ['empty', 'conversation'] },
+      { width: 1280, height: 800, dark: true, states: ['empty'] },
+      { width: 390, height: 844, dark: true, states: ['conversation'] },
+    ]) {
+      const check = async (state: string) => {
+        if (states.includes(state)) await expectNoAxeViolations(page, `${state}, ${width} px${dark ? ', dark' : ''}`);
+      };
+      const page = await run.newPage({ width, height, dark });
+      await page.goto(`${run.base}/`);
+      await check('empty');
+      if (!dark) await shoot(page, `contact-${width}`);
+      const id = await write(page, 'Checking the page for everyone');
+      await operatorSays(id, 'It reads well.');
+      await expect.poll(() => page.locator('#messages li').count(), { timeout: 3_000 }).toBe(2);
+      await check('conversation');
+      await shoot(page, `conversation-${width}${dark ? '-dark' : ''}`);
+      await page.context().close();
+    }
+    // The check is real: an input without a label, as #recovery's key once was, is found.
+    const page = await run.newPage();
+    await page.goto(`${run.base}/`);
+    await page.evaluate(() => document.querySelector('main')?.append(document.createElement('input')));
+    expect((await axeViolations(page)).join('\n')).toMatch(/critical label:/);
+    expect(run.problems).toEqual([]);
+  });
+});
