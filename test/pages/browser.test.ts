@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,6 @@ const available = existsSync(CHROMIUM);
 if (TEST_STORE === 'sqlite' && !available && !ci) {
   console.warn(`\n${CHROMIUM} is missing: the browser tests in test/pages/ are skipped (apt-get install -y chromium).\n`);
 }
-/** PARLEY_SCREENSHOTS=1 also writes the README's screenshots to docs/screenshots/. */
-const screenshots = process.env.PARLEY_SCREENSHOTS === '1';
 
 describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real browser', () => {
   let t: TestApp;
@@ -66,12 +64,6 @@ describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real br
     await page.fill('#admin-token', ADMIN_TOKEN);
     await page.click('#login-form button[type=submit]');
     await page.waitForSelector('#console:not([hidden])');
-  }
-
-  async function shoot(page: Page, name: string): Promise<void> {
-    if (!screenshots) return;
-    mkdirSync('docs/screenshots', { recursive: true });
-    await page.screenshot({ path: `docs/screenshots/${name}.png` });
   }
 
   it('a visitor writes, the operator reads and replies, the visitor sees the reply in a resumed tab', async () => {
