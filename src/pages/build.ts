@@ -10,8 +10,9 @@ export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 /** The page bundles: one script per page, the shared style sheet, the forum's (which bundles the shared one) and the console's. */
 const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'style.css', 'forum.css', 'console.css'];
 
+/** The sources and this file's list of entries: a build from an older list is stale too. */
 function newestSource(): number {
-  let newest = 0;
+  let newest = statSync(fileURLToPath(import.meta.url)).mtimeMs;
   for (const name of readdirSync(WEB_DIR)) {
     if (!/\.(ts|css|html|svg)$/.test(name)) continue;
     newest = Math.max(newest, statSync(path.join(WEB_DIR, name)).mtimeMs);
