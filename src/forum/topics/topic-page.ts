@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import { PEER_FACTS } from '../../http/agent-facts.ts';
 import { digestTag } from '../../http/etag.ts';
 import type { Database } from '../../store/schema.ts';
 import { presentPost, REMOVED_TEXT } from '../posts/presenters.ts';
@@ -93,5 +94,5 @@ function fitPage(snapshot: TopicSnapshot) {
 }
 
 export function presentTopicPage(snapshot: TopicSnapshot, moderatorName: string): Static<typeof TopicPage> {
-  return { topic: presentTopic(snapshot.topic, moderatorName), ...fitPage(snapshot) };
+  return { topic: presentTopic(snapshot.topic, moderatorName), ...fitPage(snapshot), disclosure: PEER_FACTS.read_disclosure };
 }

@@ -25,11 +25,15 @@ export interface RetentionOptions {
   intervalMs?: number;
   /** Told of each conversation deleted, after its commit (the event stream, held reads). */
   onDeleted?: (conversationId: string) => void;
+  /** Other features' aggregate counters past their own retention: each run calls it and reports the rows removed. */
+  removeOldCounters?: () => Promise<number>;
 }
 
 export interface RetentionResult {
   conversations: number;
   limitCounters: number;
+  /** Rows removed by removeOldCounters (the forum's referral counters). */
+  otherCounters: number;
 }
 
 /**
@@ -57,7 +61,8 @@ export class RetentionJob {
       if (await this.mayDeleteBefore(cutoff)) conversations = await this.deleteInactiveBefore(cutoff);
     }
     const limitCounters = await limiter.removeExpired(store.db);
-    return { conversations, limitCounters };
+    const otherCounters = (await this.options.removeOldCounters?.()) ?? 0;
+    return { conversations, limitCounters, otherCounters };
   }
 
   private async deleteInactiveBefore(cutoff: number): Promise<number> {

@@ -3,6 +3,7 @@ import * as inbox from './0001_inbox.ts';
 import * as forum from './0002_forum.ts';
 import * as forumPostsRevision from './0003_forum_posts_revision.ts';
 import * as changeCounter from './0004_change_counter.ts';
+import * as peerPresence from './0005_peer_presence.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_forum': forum,
   '0003_forum_posts_revision': forumPostsRevision,
   '0004_change_counter': changeCounter,
+  '0005_peer_presence': peerPresence,
 };
