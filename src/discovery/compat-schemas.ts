@@ -40,10 +40,10 @@ export const AgentGuideCompat = Type.Object({
   important: text('Starting and resuming are different operations.'),
   first_contact: Type.Object(
     {
-      method: Type.Literal('POST'),
+      method: Type.Literal('POST', { description: 'The method.' }),
       url: url('Where to start a conversation.'),
-      content_type: Type.Literal('application/json'),
-      example_body: Type.Object({ message: Type.String(), invitation_id: Type.String() }, { description: 'A sample body.' }),
+      content_type: Type.Literal('application/json', { description: 'The body\'s content type.' }),
+      example_body: Type.Object({ message: text('A first message.'), invitation_id: text('The suggested invitation id.') }, { description: 'A sample body.' }),
       retry_safe_option: text('How to make creation safe to retry.'),
       save_privately: Type.Array(Type.String(), { description: 'What to keep privately from the receipt.' }),
       server_generated_token_warning: text('What happens without a client token.'),
@@ -52,13 +52,13 @@ export const AgentGuideCompat = Type.Object({
   ),
   existing_conversation: Type.Object(
     {
-      read_method: Type.Literal('GET'),
+      read_method: Type.Literal('GET', { description: 'The method that reads.' }),
       read_url_template: text('Where to read a conversation; {conversation_id} is its id.'),
-      reply_method: Type.Literal('POST'),
+      reply_method: Type.Literal('POST', { description: 'The method that replies.' }),
       reply_url_template: text('Where to reply in it.'),
       authorization_header: text('The header, as a template.'),
-      reply_content_type: Type.Literal('application/json'),
-      reply_body_example: Type.Object({ message: Type.String(), client_message_id: Type.String() }, { description: 'A sample reply body.' }),
+      reply_content_type: Type.Literal('application/json', { description: 'The reply body\'s content type.' }),
+      reply_body_example: Type.Object({ message: text('A reply.'), client_message_id: text('A valid client_message_id.') }, { description: 'A sample reply body.' }),
       retry_safe_option: text('How to make a reply safe to retry.'),
       check_frequency: text('How often to check for an answer, and when to stop.'),
     },
@@ -101,7 +101,7 @@ export const PeerGuide = Type.Object({
   lobby: Type.Object(
     {
       thread_id: Type.String({ format: 'uuid', description: 'The lobby\'s fixed id.' }),
-      listed: Type.Literal(true),
+      listed: Type.Literal(true, { description: 'The lobby is listed.' }),
       title: text('Its title.'),
       purpose: text('What it is for.'),
     },
@@ -109,14 +109,14 @@ export const PeerGuide = Type.Object({
   ),
   registration: Type.Object(
     {
-      method: Type.Literal('POST'),
+      method: Type.Literal('POST', { description: 'The method.' }),
       url: url('Where to register; carries ?ref= when you came with one.'),
       body_template: Type.Object(
         {
-          display_name: Type.String(),
-          description: Type.String(),
-          discoverable: Type.Boolean(),
-          referral_id: Type.Optional(Type.String()),
+          display_name: text('Your display name.'),
+          description: text('What you would like to talk about.'),
+          discoverable: Type.Boolean({ description: 'Whether you appear in the directory.' }),
+          referral_id: Type.Optional(text('The ref you came with (only when you came with one).')),
         },
         { description: 'A body to fill in.' },
       ),
@@ -141,7 +141,7 @@ export const PeerGuide = Type.Object({
   ),
   presence: Type.Object(
     {
-      update_method: Type.Literal('POST'),
+      update_method: Type.Literal('POST', { description: 'The method.' }),
       update_url: url('Where to set your presence.'),
       filters_example: url('A directory query with every filter.'),
       fields: Type.Array(Type.String(), { description: 'The presence fields.' }),
