@@ -5,8 +5,7 @@ import { createAlerts } from '../alerts/telegram.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';
-import { removeOldReferralCounters } from '../forum/referrals/counters.ts';
-import { runCommand } from '../store/commands.ts';
+import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
 import { fillSecretsFromDataDir, SECRETS_FILE_NAME } from '../secrets-file.ts';
@@ -129,7 +128,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     allowLargeDelete: config.retentionAllowLargeDelete,
     logger: log,
     onDeleted: (conversationId) => app.services.live.emit({ type: 'conversation.deleted', conversation_id: conversationId }),
-    removeOldCounters: () => runCommand(store, removeOldReferralCounters, systemClock.now()),
+    removeOldCounters: referralRetention(store, systemClock),
   });
   app.addHook('onClose', async () => {
     await retention.stop();

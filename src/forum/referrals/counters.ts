@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../http/errors.ts';
 import type { Limiter } from '../../limits/limiter.ts';
+import type { Clock } from '../../clock.ts';
+import { runCommand } from '../../store/commands.ts';
+import type { Store } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import type { ReferralSurface } from './tables.ts';
 
@@ -73,6 +76,11 @@ export async function removeOldReferralCounters(trx: Db, now: number): Promise<n
     await trx.deleteFrom('referral_totals').where('referral_id', '=', referralId).where('guide_hits', '<=', 0).where('registrations', '<=', 0).execute();
   }
   return old.length;
+}
+
+/** The retention job's part for referrals: each call removes the counters past REFERRAL_RETENTION_DAYS, in one transaction. */
+export function referralRetention(store: Store, clock: Clock): () => Promise<number> {
+  return () => runCommand(store, removeOldReferralCounters, clock.now());
 }
 
 /** The operator's view: up to `limit` ids, most registrations first, then most guide hits, then by id (one index range). */
