@@ -100,10 +100,7 @@ export const registerDiscovery: FastifyPluginAsyncTypebox<{ peerGuide: PeerGuide
         response: PeerGuideResponses,
       },
     },
-    async (request, reply) => {
-      reply.header('Cache-Control', 'no-cache');
-      return peerGuide(baseUrl(request), await source.lobby(), null);
-    },
+    async (request) => peerGuide(baseUrl(request), await source.lobby(), null),
   );
 
   app.get(
@@ -117,9 +114,6 @@ export const registerDiscovery: FastifyPluginAsyncTypebox<{ peerGuide: PeerGuide
         response: { 200: Type.String({ description: 'The instructions (text/markdown; charset=utf-8).' }) },
       },
     },
-    async (request, reply) => {
-      reply.header('Cache-Control', 'no-cache');
-      return reply.type('text/markdown; charset=utf-8').send(agentInstructions(baseUrl(request), config));
-    },
+    async (request, reply) => reply.type('text/markdown; charset=utf-8').send(agentInstructions(baseUrl(request), config)),
   );
 };

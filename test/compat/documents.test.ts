@@ -145,6 +145,7 @@ describe('GET /api/peer-guide and /peer-guide.json (COMPAT §5.2)', () => {
     const stat = await get('/peer-guide.json');
     expect(stat.statusCode).toBe(200);
     expect(stat.headers['content-type']).toMatch(/^application\/json/);
+    expect(stat.headers['cache-control']).toBe('no-store');
     expect(json(stat)).toEqual(json(await get('/api/peer-guide')));
   });
 

@@ -22,11 +22,11 @@ export interface PageRequest {
 /**
  * The page's ETag: a digest of everything that decides what the page shows. Posts change only with
  * the topic's posts revision; the topic's own fields enter as presented, so a status, title or member
- * count change moves the tag whichever route made it; the page limits enter so that a release that
- * changes them never matches a tag an older one gave out.
+ * count change moves the tag whichever route made it; the page limits and the disclosure enter so
+ * that a release that changes them never matches a tag an older one gave out.
  */
 export function topicPageTag(topic: TopicRow, page: PageRequest): string {
-  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName)];
+  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, PEER_FACTS.read_disclosure, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName)];
   return digestTag(JSON.stringify(decides));
 }
 
