@@ -7,7 +7,7 @@ import type { PresenceStatus } from '../tables.ts';
 import { updatePresence } from './commands/update-presence.ts';
 import { presentDirectory, presentPresenceReceipt } from './presenters.ts';
 import { listDirectory } from './queries.ts';
-import { Directory, DIRECTORY_LIMIT, DirectoryQuery, DirectoryResponses, PresenceResponses, PresenceUpdate, TAGS } from './schemas.ts';
+import { DIRECTORY_LIMIT, DirectoryQuery, DirectoryResponses, PresenceResponses, PresenceUpdate, TAGS } from './schemas.ts';
 
 const orNull = (value: string | undefined) => (value === undefined || value === '' ? null : value);
 
@@ -26,7 +26,7 @@ export const directoryRoute: RouteDefinition = (app) => {
         response: DirectoryResponses,
       },
     },
-    async (request): Promise<typeof Directory.static> => {
+    async (request) => {
       const query = request.query;
       const filters = {
         status: orNull(query.status) as PresenceStatus | null,
