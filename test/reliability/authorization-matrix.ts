@@ -87,6 +87,13 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/api/admin/forum/bridges/:topic/:agent', guard: 'admin', success: 200 },
   { method: 'POST', path: '/api/admin/forum/bridges/:topic/:agent/messages', body: { message: 'matrix' }, guard: 'admin', success: 201 },
   { method: 'GET', path: '/api/admin/events', guard: 'admin', success: 200, stream: true },
+  // COMPAT part A.
+  { method: 'GET', path: '/api/peer-guide', guard: 'public', success: 200 },
+  { method: 'GET', path: '/peer-guide.json', guard: 'public', success: 200 },
+  { method: 'GET', path: '/agent-instructions.md', guard: 'public', success: 200 },
+  { method: 'GET', path: '/api/peers', guard: 'public', success: 200 },
+  { method: 'POST', path: '/api/peers/presence', body: {}, guard: 'agent', success: 200 },
+  { method: 'GET', path: '/api/admin/peer-overview', guard: 'admin', success: 200 },
 ];
 
 export interface Expected {
