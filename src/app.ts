@@ -98,6 +98,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRouting(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
+  // Bodies: trimmed, then null read as absent where the route's schema makes the property optional
+  // (COMPAT R1). Query values are trimmed as bodies are (COMPAT §3.4: filters are trimmed).
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) request.body = absentNulls(trimStrings(request.body), request.routeOptions.schema?.body);
     trimStrings(request.query);
