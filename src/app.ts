@@ -8,6 +8,7 @@ import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerForum } from './forum/routes.ts';
+import { peerGuideSource } from './forum/referrals/peer-guide-source.ts';
 import { proxyTrust } from './http/client-source.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
@@ -15,7 +16,7 @@ import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
 import { answerFrameworkError, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
 import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
-import { trimStrings, validatorCompiler } from './http/validation.ts';
+import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
 import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
@@ -102,8 +103,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMetrics(app, { version: VERSION, readInboxTotals });
   // Every change a write names is published after its commit (see runCommand); with WEBHOOK_URL it is also recorded for the webhooks.
   options.store.publishChangesTo(changeSink(app.services.live, registerWebhooks(app)));
+  // Bodies: trimmed, then null read as absent where the route's schema makes the property optional
+  // (COMPAT R1). Query values are trimmed as bodies are (COMPAT §3.4: filters are trimmed).
   app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body !== undefined) request.body = trimStrings(request.body);
+    if (request.body !== undefined) request.body = absentNulls(trimStrings(request.body), request.routeOptions.schema?.body);
+    trimStrings(request.query);
     lowercaseIds(request.params);
     done();
   });
@@ -141,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   });
 
-  await app.register(registerDiscovery);
+  await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
   await app.register(registerForum);

@@ -17,6 +17,8 @@ export const LIMIT_NAMES = [
   'JOIN_AGENT',
   'REPLY_AGENT',
   'BRIDGE_AGENT',
+  'PRESENCE_AGENT',
+  'REFERRAL_GLOBAL',
   'ADMIN_AUTH_FAILURE_SOURCE',
   'ALERT_GLOBAL',
   'ALERT_NEW',
@@ -37,6 +39,9 @@ const DEFAULT_LIMITS: Record<LimitName, string> = {
   JOIN_AGENT: '30/1h,200/1d',
   REPLY_AGENT: '240/1h,2000/1d',
   BRIDGE_AGENT: '20/1h',
+  PRESENCE_AGENT: '60/1h,500/1d',
+  // New referral ids recorded a day (COMPAT §7): past it an unseen id is not counted; the request still succeeds.
+  REFERRAL_GLOBAL: '500/1d',
   ADMIN_AUTH_FAILURE_SOURCE: '10/1m',
   ALERT_GLOBAL: '4/10m,30/1d',
   // ALERT_NEW and ALERT_ACTIVITY each stay below ALERT_GLOBAL, so neither kind uses up the other's room.
@@ -72,6 +77,8 @@ export interface Config {
   forumRegistration: RegistrationPolicy;
   forumModeratorName: string;
   publicDiscussionUrl: string | undefined;
+  /** GUIDE_INVITATION_ID: the invitation_id the agent guide suggests for first contact. */
+  guideInvitationId: string;
   retentionDays: number;
   retentionMaxShare: number;
   retentionAllowLargeDelete: boolean;
@@ -290,6 +297,11 @@ export function readConfig(env: Env): Config {
   }
   const moderatorName = text(env, 'FORUM_MODERATOR_NAME') ?? 'Moderator';
   if (moderatorName.length > 60) throw new ConfigError('FORUM_MODERATOR_NAME', 'must be at most 60 characters');
+  const guideInvitationId = text(env, 'GUIDE_INVITATION_ID') ?? 'AGENT-GUIDE-01';
+  // The rule of a conversation's invitation_id: an agent that follows the guide must not get a 400.
+  if ([...guideInvitationId].length > 80 || /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(guideInvitationId)) {
+    throw new ConfigError('GUIDE_INVITATION_ID', 'must be 1 to 80 printable characters');
+  }
   return {
     adminToken: secret(env, 'ADMIN_TOKEN'),
     metricsToken: secret(env, 'METRICS_TOKEN'),
@@ -307,6 +319,7 @@ export function readConfig(env: Env): Config {
     forumRegistration: oneOf(env, 'FORUM_REGISTRATION', REGISTRATION_POLICIES, 'open'),
     forumModeratorName: moderatorName,
     publicDiscussionUrl: httpUrl(env, 'PUBLIC_DISCUSSION_URL'),
+    guideInvitationId,
     retentionDays: integer(env, 'RETENTION_DAYS', 0, 0, 36_500),
     retentionMaxShare: integer(env, 'RETENTION_MAX_SHARE', 25, 1, 100),
     retentionAllowLargeDelete: oneOf(env, 'RETENTION_ALLOW_LARGE_DELETE', ['true', 'false'] as const, 'false') === 'true',

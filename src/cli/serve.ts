@@ -5,6 +5,7 @@ import { createAlerts } from '../alerts/telegram.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';
+import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
 import { fillSecretsFromDataDir, SECRETS_FILE_NAME } from '../secrets-file.ts';
@@ -126,6 +127,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     maxSharePercent: config.retentionMaxShare,
     allowLargeDelete: config.retentionAllowLargeDelete,
     logger: log,
+    removeOldCounters: referralRetention(store, systemClock),
   });
   app.addHook('onClose', async () => {
     await retention.stop();

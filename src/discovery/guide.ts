@@ -15,6 +15,7 @@ import {
   WAITING_FACTS,
 } from '../http/agent-facts.ts';
 import { MAX_WAIT_SECONDS } from '../http/schemas.ts';
+import { agentGuideCompat } from './compat-guide.ts';
 import type { AgentGuide } from './schemas.ts';
 
 /** A client_message_id that passes the pattern, for the sample bodies. */
@@ -123,5 +124,6 @@ export function agentGuide(base: string, config: Config, version: string): Stati
       trust: FORUM_FACTS.untrusted,
       steps: newcomerSteps(base),
     },
+    ...agentGuideCompat(base, config),
   };
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FORUM_FACTS, ID_FACTS, ISSUE_FACT, REGISTRATION_MODES, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { described, responses } from '../http/schemas.ts';
+import { AgentGuideCompat, PeerGuide } from './compat-schemas.ts';
 
 const text = (description: string) => Type.String({ description });
 const url = (description: string) => Type.String({ format: 'uri', description });
@@ -136,6 +137,7 @@ export const AgentGuide = Type.Object({
     },
     { description: 'A newcomer\'s first steps in the forum.' },
   ),
+  ...AgentGuideCompat.properties,
 });
 
 export const HealthResponses = responses(
@@ -147,3 +149,5 @@ export const HealthResponses = responses(
 );
 
 export const GuideResponses = responses({ 200: described(AgentGuide, 'The agent guide.') }, {});
+
+export const PeerGuideResponses = responses({ 200: described(PeerGuide, 'The peer guide.') }, { 400: ['invalid_request'] });

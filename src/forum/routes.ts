@@ -4,6 +4,7 @@ import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
 import { registerPeerThreads } from './peer-threads/routes.ts';
 import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
+import { directoryRoute, presenceRoute } from './presence/routes.ts';
 import { replyRoute } from './posts/agent-routes.ts';
 import type { RouteDefinition } from './routing.ts';
 import { seedForum } from './seed.ts';
@@ -25,6 +26,8 @@ const FORUM_ROUTES: RouteDefinition[] = [
   closeTopicRoute,
   readBridgeRoute,
   writeBridgeRoute,
+  directoryRoute,
+  presenceRoute,
 ];
 
 /** The agent forum (CONTRACT §6): public reads, peer agents, participation, owner bridges, moderation. */

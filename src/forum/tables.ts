@@ -13,7 +13,23 @@ export interface PeerAgentsTable {
   fingerprint: string;
   revoked_at: number | null;
   created_at: number;
+  /** Creation, then every presence update and the revocation. */
+  updated_at: number;
+  /** Self-reported presence (COMPAT §2); Parley changes it only when it revokes the agent. */
+  presence_status: PresenceStatus;
+  /** JSON text of the presence topics as sent (duplicates dropped). */
+  presence_topics: string;
+  presence_languages: string;
+  /** The same lists lowercased, each entry between line feeds, for the directory's filters. */
+  presence_topic_keys: string;
+  presence_language_keys: string;
+  accepts_new_threads: number;
+  presence_updated_at: number;
+  /** The normalised referral id the registration carried, for the operator; null without one. */
+  referral_id: string | null;
 }
+
+export type PresenceStatus = 'available' | 'away' | 'offline';
 
 export interface PeerInvitationsTable {
   code_hash: string;

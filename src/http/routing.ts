@@ -50,16 +50,11 @@ export function routePattern(request: FastifyRequest): string {
   return request.routeOptions.url ?? 'unmatched';
 }
 
+/** Documents in /openapi.json outside /api/ that follow its conventions (COMPAT G3). */
+const API_DOCUMENTS = new Set(['/openapi.json', '/openapi.agent.json', '/metrics', '/peer-guide.json', '/agent-instructions.md']);
+
 function isApiPath(path: string): boolean {
-  return (
-    path.startsWith('/api/') ||
-    path === '/api' ||
-    path === '/openapi.json' ||
-    path === '/openapi.agent.json' ||
-    path === '/metrics' ||
-    path === '/mcp' ||
-    path.startsWith('/mcp/')
-  );
+  return path.startsWith('/api/') || path === '/api' || API_DOCUMENTS.has(path) || path === '/mcp' || path.startsWith('/mcp/');
 }
 
 /**

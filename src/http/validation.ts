@@ -30,3 +30,27 @@ export function trimStrings(value: unknown, depth = 0): unknown {
   for (const key of Object.keys(record)) record[key] = trimStrings(record[key], depth + 1);
   return record;
 }
+
+interface ObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/**
+ * COMPAT R1: a property whose value is JSON null is read as absent (then defaulted) when the
+ * route's body schema makes it optional, in nested objects too (identity and its keys); a required
+ * one stays null and fails validation. Driven by the schema, so every route follows its own.
+ */
+export function absentNulls(value: unknown, schema: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (schema === null || typeof schema !== 'object') return value;
+  const { properties, required = [] } = schema as ObjectSchema;
+  if (properties === undefined) return value;
+  const record = value as Record<string, unknown>;
+  for (const [key, property] of Object.entries(properties)) {
+    if (!(key in record)) continue;
+    if (record[key] === null && !required.includes(key)) delete record[key];
+    else absentNulls(record[key], property);
+  }
+  return record;
+}

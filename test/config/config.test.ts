@@ -50,6 +50,14 @@ describe('readConfig', () => {
       { count: 60, seconds: 86_400 },
     ]);
     expect(config.limits.ADMIN_AUTH_FAILURE_SOURCE).toEqual([{ count: 10, seconds: 60 }]);
+    // COMPAT §7.
+    expect(config.limits.PRESENCE_AGENT).toEqual([
+      { count: 60, seconds: 3600 },
+      { count: 500, seconds: 86_400 },
+    ]);
+    expect(config.limits.REFERRAL_GLOBAL).toEqual([{ count: 500, seconds: 86_400 }]);
+    expect(config.guideInvitationId).toBe('AGENT-GUIDE-01');
+    expect(readConfig({ GUIDE_INVITATION_ID: ' OUR-INVITE ' }).guideInvitationId).toBe('OUR-INVITE');
     expect(config.limits.ALERT_GLOBAL).toEqual([
       { count: 4, seconds: 600 },
       { count: 30, seconds: 86_400 },
@@ -128,6 +136,10 @@ describe('readConfig', () => {
     ['EVENTS_HEARTBEAT_SECONDS', '0'],
     ['EVENTS_HEARTBEAT_SECONDS', '301'],
     ['EVENTS_HEARTBEAT_SECONDS', '1.5'],
+    ['LIMIT_PRESENCE_AGENT', '60 per hour'],
+    ['LIMIT_REFERRAL_GLOBAL', '0/1d'],
+    ['GUIDE_INVITATION_ID', 'x'.repeat(81)],
+    ['GUIDE_INVITATION_ID', 'two\tparts'],
   ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

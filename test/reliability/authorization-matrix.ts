@@ -102,6 +102,13 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/api/admin/peer-owner-bridges/:topic/:agent/messages', body: { message: 'matrix' }, guard: 'admin', success: 201 },
   { method: 'POST', path: '/api/admin/peer-threads/:topic/close', guard: 'admin', success: 200 },
   { method: 'DELETE', path: '/api/admin/peer-smoke-tests', guard: 'admin', success: 200 },
+  // The reference's peer directory, presence, guides and overview (CONTRACT §10 §3).
+  { method: 'GET', path: '/api/peer-guide', guard: 'public', success: 200 },
+  { method: 'GET', path: '/peer-guide.json', guard: 'public', success: 200 },
+  { method: 'GET', path: '/agent-instructions.md', guard: 'public', success: 200 },
+  { method: 'GET', path: '/api/peers', guard: 'public', success: 200 },
+  { method: 'POST', path: '/api/peers/presence', body: {}, guard: 'agent', success: 200 },
+  { method: 'GET', path: '/api/admin/peer-overview', guard: 'admin', success: 200 },
 ];
 
 export interface Expected {

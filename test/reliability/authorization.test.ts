@@ -129,14 +129,15 @@ describe('authorization matrix (CONTRACT §2)', () => {
     expect(mismatches).toEqual([]);
   }, 120_000);
 
-  it('answers every route but health and the guide 503 not_configured while unconfigured, however the path is written', async () => {
+  it('answers every route but health, the guides and the static documents 503 not_configured while unconfigured, however the path is written', async () => {
     const unconfigured = await startApp({ unconfigured: true });
     try {
       const mismatches: string[] = [];
       const someId = '01890a5d-ac96-774b-bcce-b302099a8057';
       for (const route of ROUTES) {
         const url = route.path.replace(/:(\w+)/g, someId);
-        const open = route.path === '/api/health' || route.path === '/api/agent-guide';
+        // COMPAT §5.2, §5.3: /peer-guide.json and /agent-instructions.md answer before configuration too.
+        const open = ['/api/health', '/api/agent-guide', '/peer-guide.json', '/agent-instructions.md'].includes(route.path);
         for (const path of [url, ...disguisedPaths(url)]) {
           const response = await send(unconfigured, route, { method: route.method, url: path, ...(route.body ? { payload: route.body } : {}) });
           const refused = response.statusCode === 503 && response.json<{ code?: string }>().code === 'not_configured';

@@ -5,6 +5,7 @@ import { publishAnnouncementRoute } from './announcements.ts';
 import { listBridgesRoute, operatorBridgeReplyRoute, readBridgeAsOperatorRoute } from './bridges.ts';
 import { hidePostRoute } from './messages.ts';
 import { issueInvitationRoute, revokeAgentRoute } from './peers.ts';
+import { peerOverviewRoute } from '../referrals/peer-overview.ts';
 import { listAllTopicsRoute, moderatorPostRoute, readAnyTopicRoute, topicStatusRoute } from './topics.ts';
 
 /** In the order of the published document's paths, which clients may diff. */
@@ -20,6 +21,7 @@ const MODERATION_ROUTES: RouteDefinition[] = [
   listBridgesRoute,
   readBridgeAsOperatorRoute,
   operatorBridgeReplyRoute,
+  peerOverviewRoute,
 ];
 
 /** The operator's side of the forum (CONTRACT §6.1, §6.5, §6.6): every route behind the administrator token. */

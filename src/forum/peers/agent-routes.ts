@@ -12,7 +12,8 @@ import { registerPeer, type Admission } from './commands/register-peer.ts';
 import { revokePeer } from './commands/revoke-peer.ts';
 import { imitatesName } from './names.ts';
 import { presentRegistration, presentRevocation } from './presenters.ts';
-import { Registration, REGISTRATION_DESCRIPTION, RegistrationResponses, RevocationResponses } from './schemas.ts';
+import { normalReferralId } from '../../http/referral-id.ts';
+import { Registration, RegistrationQuery, REGISTRATION_DESCRIPTION, RegistrationResponses, RevocationResponses } from './schemas.ts';
 import { findLobbyId } from '../topics/queries.ts';
 
 const TAGS = ['forum agents'];
@@ -34,6 +35,7 @@ export const registrationRoute: RouteDefinition = (app) => {
         summary: 'Register a peer agent for the forum',
         description: REGISTRATION_DESCRIPTION,
         tags: TAGS,
+        querystring: RegistrationQuery,
         body: Registration,
         response: RegistrationResponses,
       },
@@ -47,7 +49,8 @@ export const registrationRoute: RouteDefinition = (app) => {
           ? { kind: 'invite', code: registration.invitation_code }
           : { kind: 'open', source: requestSource(request), limiter };
       const accessToken = registration.client_access_token ?? newToken();
-      const outcome = await writeIdempotently(store, registerPeer, { registration, accessToken, admission, now: clock.now() });
+      const referral = { id: normalReferralId(registration.referral_id) ?? normalReferralId(request.query.ref), limiter };
+      const outcome = await writeIdempotently(store, registerPeer, { registration, accessToken, admission, referral, now: clock.now() });
       switch (outcome.kind) {
         case 'conflict':
           throw new ApiError('client_token_conflict', { message: 'This client token already belongs to a registration with a different body.' });

@@ -27,11 +27,13 @@ export function presentRegistration(
       `Join the lobby: POST ${joinUrl} with "Authorization: Bearer <access_token>" (this peer-agent token) and no body; the receipt holds a thread token. ` +
       `Then introduce yourself: POST its reply_url with "Authorization: Bearer <thread_access_token>" and {"message": "Hello, I am ...", "client_message_id": "<8 to 80 of A-Z a-z 0-9 _ ->"}.`,
     note: TOKEN_FACTS.peer_token,
+    directory_url: `${baseUrl}/api/peers`,
+    thread_directory_url: `${baseUrl}/api/peer-threads`,
   };
 }
 
 export function presentRevocation(agentId: string, duplicate: boolean): Static<typeof RevocationReceipt> {
-  return { ok: true, agent_id: agentId, duplicate };
+  return { ok: true, agent_id: agentId, status: 'revoked', duplicate };
 }
 
 export function presentInvitation(code: string, createdAt: number): Static<typeof InvitationReceipt> {

@@ -20,11 +20,11 @@ export async function insertAgent(db: Db, input: Omit<AgentRow, 'id' | 'revoked_
   return row;
 }
 
-/** Marks the agent revoked; false when it already was, or is unknown. */
+/** Marks the agent revoked, offline and closed to new threads (COMPAT §2); false when it already was, or is unknown. */
 export async function markRevoked(db: Db, agentId: string, now: number): Promise<boolean> {
   const revoked = await db
     .updateTable('peer_agents')
-    .set({ revoked_at: now })
+    .set({ revoked_at: now, presence_status: 'offline', accepts_new_threads: 0, presence_updated_at: now, updated_at: now })
     .where('id', '=', agentId)
     .where('revoked_at', 'is', null)
     .returning('id')

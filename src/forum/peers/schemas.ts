@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SELF_IDENTIFICATION, TOKEN_FACTS } from '../../http/agent-facts.ts';
+import { PEER_FACTS, SELF_IDENTIFICATION, TOKEN_FACTS } from '../../http/agent-facts.ts';
+import { referralIdSchema } from '../../http/referral-id.ts';
 import { described, HexToken, Timestamp, Uuid, idParams, multiLineText, responses, singleLine } from '../../http/schemas.ts';
 
 export const IDENTITY_KEYS = [
@@ -15,8 +16,8 @@ export const IDENTITY_KEYS = [
 ] as const;
 
 const identityValue = (meaning: string) =>
-  Type.Union([singleLine(200, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {
-    description: `Optional, self-reported: ${meaning}. A string or a list of at most 20 strings, each at most 200 characters on one line.`,
+  Type.Union([singleLine(500, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {
+    description: `Optional, self-reported: ${meaning}. A string of at most 500 characters, or a list of at most 20 strings of at most 200; one line each.`,
   });
 export const Identity = Type.Object(
   Object.fromEntries(IDENTITY_KEYS.map((key) => [key, Type.Optional(identityValue(SELF_IDENTIFICATION.identity[key]))])),
@@ -33,6 +34,7 @@ export const Registration = Type.Object(
       described(HexToken, 'Optional: becomes your peer-agent token, so a lost response costs nothing: the identical request again answers 200 duplicate; the same token with another body answers 409 client_token_conflict.'),
     ),
     invitation_code: Type.Optional(singleLine(200, 1, 'Needed only when registration is by invitation (GET /api/forum says which): an unused code the operator issued.')),
+    referral_id: Type.Optional(referralIdSchema(`Optional: the channel that led you here, e.g. the ref of the peer guide URL you followed; stored lowercase. ${PEER_FACTS.attribution}`)),
   },
   { description: 'Registers you as a peer agent of the forum.' },
 );
@@ -47,11 +49,18 @@ export const RegistrationReceipt = Type.Object({
   forum_url: Type.String({ format: 'uri', description: 'The forum overview: categories, recent topics, how to create, join and reply.' }),
   next_steps: Type.String({ description: 'What to do now, in one paragraph.' }),
   note: Type.String({ description: 'One sentence: keep the peer-agent token private; identity is self-reported, not verified.' }),
+  directory_url: Type.String({ format: 'uri', description: 'The public peer directory (GET): discoverable agents and their self-reported presence.' }),
+  thread_directory_url: Type.String({ format: 'uri', description: 'The listed open topics in the peer-thread form (GET), the lobby first.' }),
+});
+
+export const RegistrationQuery = Type.Object({
+  ref: Type.Optional(referralIdSchema('Optional: the referral id, used when the body has no referral_id (e.g. from the peer guide\'s registration URL).')),
 });
 
 export const RevocationReceipt = Type.Object({
   ok: Type.Literal(true, { description: 'Always true on success.' }),
   agent_id: described(Uuid, 'The revoked agent.'),
+  status: Type.Literal('revoked', { description: 'The agent\'s status now (also when it already was).' }),
   duplicate: Type.Boolean({ description: 'true: the token was already revoked; nothing changed.' }),
 });
 export const InvitationReceipt = Type.Object({

@@ -73,11 +73,30 @@ export const TopicPage = Type.Object({
   topic: described(TopicSummary, 'The topic.'),
   messages: Type.Array(ForumMessage, { description: 'One page of posts, oldest first.' }),
   next_before: NextBefore,
+  disclosure: Type.String({ description: 'Who can read topics, and how far to trust their content.' }),
+});
+
+/** The operator's view of a topic: Parley's summary plus the reference service's names for the same values. */
+export const AdminTopicSummary = Type.Composite([
+  TopicSummary,
+  Type.Object({
+    id: described(Uuid, 'The same as topic_id.'),
+    topic: Type.String({ description: 'The same as summary.' }),
+    forum_category: Type.String({ description: 'The same as category.' }),
+    operator_readable: Type.Literal(1, { description: 'Always 1: the operator/moderator reads every topic.' }),
+  }),
+]);
+const OperatorDisclosure = Type.String({ description: 'Who reads topics, and that owner-bridge messages are no part of them.' });
+export const AdminTopicList = Type.Object({
+  topics: Type.Array(AdminTopicSummary, { description: 'Topics, most recently active first.' }),
+  next_cursor: NextCursor,
+  disclosure: OperatorDisclosure,
 });
 export const ModeratorTopicPage = Type.Object({
-  topic: TopicSummary,
+  topic: AdminTopicSummary,
   messages: Type.Array(ModeratorMessage),
   next_before: NextBefore,
+  disclosure: OperatorDisclosure,
 });
 
 export const Overview = Type.Object({

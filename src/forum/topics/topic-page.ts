@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import { PEER_FACTS } from '../../http/agent-facts.ts';
 import { digestTag } from '../../http/etag.ts';
 import type { Database } from '../../store/schema.ts';
 import { presentPost, REMOVED_TEXT } from '../posts/presenters.ts';
@@ -23,11 +24,11 @@ export interface PageRequest {
 /**
  * The page's ETag: a digest of everything that decides what the page shows. Posts change only with
  * the topic's posts revision; the topic's own fields enter as presented, so a status, title or member
- * count change moves the tag whichever route made it; the page limits enter so that a release that
- * changes them never matches a tag an older one gave out.
+ * count change moves the tag whichever route made it; the page limits and the disclosure enter so
+ * that a release that changes them never matches a tag an older one gave out.
  */
 export function topicPageTag(topic: TopicRow, page: PageRequest): string {
-  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName, page.baseUrl)];
+  const decides = [MESSAGE_PAGE_SIZE, MESSAGE_PAGE_BYTES, PEER_FACTS.read_disclosure, page.view, page.before ?? null, topic.posts_revision, presentTopic(topic, page.moderatorName, page.baseUrl)];
   return digestTag(JSON.stringify(decides));
 }
 
@@ -95,5 +96,5 @@ function fitPage(snapshot: TopicSnapshot) {
 }
 
 export function presentTopicPage(snapshot: TopicSnapshot, page: PageRequest): Static<typeof TopicPage> {
-  return { topic: presentTopic(snapshot.topic, page.moderatorName, page.baseUrl), ...fitPage(snapshot) };
+  return { topic: presentTopic(snapshot.topic, page.moderatorName, page.baseUrl), ...fitPage(snapshot), disclosure: PEER_FACTS.read_disclosure };
 }

@@ -82,6 +82,7 @@ export function presentOverview(counts: OverviewCounts): Static<typeof InboxOver
       open: counts.byStatus.open,
       closed: counts.byStatus.closed,
       spam: counts.byStatus.spam,
+      spam_threads: counts.byStatus.spam,
       new_last_24h: counts.createdInLastDay,
     },
     labels: REVIEW_LABELS.map((label) => ({ label, count: counts.byLabel[label] })),

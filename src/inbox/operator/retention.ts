@@ -23,11 +23,15 @@ export interface RetentionOptions {
   allowLargeDelete: boolean;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
   intervalMs?: number;
+  /** Other features' aggregate counters past their own retention: each run calls it and reports the rows removed. */
+  removeOldCounters?: () => Promise<number>;
 }
 
 export interface RetentionResult {
   conversations: number;
   limitCounters: number;
+  /** Rows removed by removeOldCounters (the forum's referral counters). */
+  otherCounters: number;
 }
 
 /**
@@ -55,7 +59,8 @@ export class RetentionJob {
       if (await this.mayDeleteBefore(cutoff)) conversations = await this.deleteInactiveBefore(cutoff);
     }
     const limitCounters = await limiter.removeExpired(store.db);
-    return { conversations, limitCounters };
+    const otherCounters = (await this.options.removeOldCounters?.()) ?? 0;
+    return { conversations, limitCounters, otherCounters };
   }
 
   private async deleteInactiveBefore(cutoff: number): Promise<number> {

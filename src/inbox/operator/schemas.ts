@@ -89,6 +89,7 @@ export const InboxOverview = Type.Object({
     open: Type.Integer(),
     closed: Type.Integer(),
     spam: Type.Integer(),
+    spam_threads: Type.Integer({ description: 'The same as spam (the reference service\'s name).' }),
     new_last_24h: Type.Integer(),
   }),
   labels: Type.Array(Type.Object({ label: ReviewLabelSchema, count: Type.Integer() })),

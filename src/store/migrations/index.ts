@@ -3,6 +3,7 @@ import * as inbox from './0001_inbox.ts';
 import * as forum from './0002_forum.ts';
 import * as forumPostsRevision from './0003_forum_posts_revision.ts';
 import * as changeCounter from './0004_change_counter.ts';
+import * as peerPresence from './0005_peer_presence.ts';
 import * as fixedLobby from './0006_fixed_lobby.ts';
 import * as webhookOutbox from './0007_webhook_outbox.ts';
 import * as search from './0008_search.ts';
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '0002_forum': forum,
   '0003_forum_posts_revision': forumPostsRevision,
   '0004_change_counter': changeCounter,
+  '0005_peer_presence': peerPresence,
   '0006_fixed_lobby': fixedLobby,
   '0007_webhook_outbox': webhookOutbox,
   '0008_search': search,

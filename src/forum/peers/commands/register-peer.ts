@@ -3,6 +3,7 @@ import type { Limiter } from '../../../limits/limiter.ts';
 import type { Database } from '../../../store/schema.ts';
 import { hashToken, sha256 } from '../../../tokens.ts';
 import type { IdempotentCommand } from '../../../store/idempotent.ts';
+import { recordReferral } from '../../referrals/counters.ts';
 import { consumeInvitation, findAgentByTokenHash, insertAgent } from '../queries.ts';
 import { IDENTITY_KEYS, type Registration } from '../schemas.ts';
 
@@ -14,6 +15,8 @@ export interface RegisterPeerInput {
   /** The client_access_token, or a new token when the client sent none. */
   accessToken: string;
   admission: Admission;
+  /** The normalised referral id (body referral_id, else ?ref=), or null; counted with `limiter` (COMPAT §2). */
+  referral: { id: string | null; limiter: Limiter };
   now: number;
 }
 
@@ -30,11 +33,13 @@ function knownIdentity(identity: Registration['identity']): Record<string, strin
 }
 
 /** The registration as stored; its fingerprint tells an identical retry from another request under the same token. */
-function storedRegistration(registration: Registration) {
+function storedRegistration(registration: Registration, referralId: string | null) {
   const identity = knownIdentity(registration.identity);
   const description = registration.description ?? '';
   const discoverable = registration.discoverable ?? true;
-  const fingerprint = sha256(JSON.stringify([registration.display_name, description, identity, discoverable]));
+  // A registration without a referral keeps the fingerprint it had before referrals existed.
+  const fields = [registration.display_name, description, identity, discoverable, ...(referralId === null ? [] : [referralId])];
+  const fingerprint = sha256(JSON.stringify(fields));
   return { description, identity, discoverable, fingerprint };
 }
 
@@ -47,19 +52,29 @@ async function admit(trx: Kysely<Database>, admission: Admission, agentId: strin
   return admission.code !== undefined && consumeInvitation(trx, sha256(admission.code), agentId, now);
 }
 
+/** A new agent is offline and accepts new threads (COMPAT §2). */
+const NEW_PRESENCE = {
+  presence_status: 'offline',
+  presence_topics: '[]',
+  presence_languages: '[]',
+  presence_topic_keys: '\n',
+  presence_language_keys: '\n',
+  accepts_new_threads: 1,
+} as const;
+
 /** Peer registration (CONTRACT §6.1): a client_access_token is the key that makes a retry safe. */
 export const registerPeer: IdempotentCommand<RegisterPeerInput, RegisterPeerOutcome> = {
   async findEarlier(db, input) {
     if (input.registration.client_access_token === undefined) return undefined;
     const existing = await findAgentByTokenHash(db, hashToken(input.accessToken));
     if (!existing) return undefined;
-    if (existing.fingerprint !== storedRegistration(input.registration).fingerprint) return { kind: 'other' };
+    if (existing.fingerprint !== storedRegistration(input.registration, input.referral.id).fingerprint) return { kind: 'other' };
     return { kind: 'same', result: { kind: 'written', agentId: existing.id } };
   },
 
-  async command(trx, { registration, accessToken, admission, now }) {
+  async command(trx, { registration, accessToken, admission, referral, now }) {
     if (admission.kind === 'invite' && admission.code === undefined) return { kind: 'invitation_required' };
-    const stored = storedRegistration(registration);
+    const stored = storedRegistration(registration, referral.id);
     const agent = await insertAgent(trx, {
       display_name: registration.display_name,
       description: stored.description,
@@ -68,8 +83,13 @@ export const registerPeer: IdempotentCommand<RegisterPeerInput, RegisterPeerOutc
       token_hash: hashToken(accessToken),
       fingerprint: stored.fingerprint,
       created_at: now,
+      updated_at: now,
+      ...NEW_PRESENCE,
+      presence_updated_at: now,
+      referral_id: referral.id,
     });
     if (!(await admit(trx, admission, agent.id, now))) return { kind: 'invitation_required' };
+    if (referral.id !== null) await recordReferral(trx, referral.limiter, referral.id, 'peer-registration', now);
     return { kind: 'written', agentId: agent.id };
   },
 

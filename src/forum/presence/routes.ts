@@ -1,0 +1,66 @@
+import { ApiError } from '../../http/errors.ts';
+import { AGENT_BEARER } from '../../http/schemas.ts';
+import { runCommand } from '../../store/commands.ts';
+import { authorizeAgent } from '../auth.ts';
+import type { RouteDefinition } from '../routing.ts';
+import type { PresenceStatus } from '../tables.ts';
+import { updatePresence } from './commands/update-presence.ts';
+import { presentDirectory, presentPresenceReceipt } from './presenters.ts';
+import { listDirectory } from './queries.ts';
+import { DIRECTORY_LIMIT, DirectoryQuery, DirectoryResponses, PresenceResponses, PresenceUpdate, TAGS } from './schemas.ts';
+
+const orNull = (value: string | undefined) => (value === undefined || value === '' ? null : value);
+
+/** GET /api/peers (COMPAT §3.4): the public directory of discoverable agents. */
+export const directoryRoute: RouteDefinition = (app) => {
+  const { store } = app.services;
+  app.get(
+    '/api/peers',
+    {
+      schema: {
+        summary: 'The peer directory: active, discoverable agents and their self-reported presence',
+        description:
+          'Compatibility route; no forum equivalent (the forum shows topics and posts, not agents). Filters (trimmed, case-insensitive, empty means none) run over every agent before the first 100 are taken. Revoked and non-discoverable agents never appear.',
+        tags: TAGS,
+        querystring: DirectoryQuery,
+        response: DirectoryResponses,
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const filters = {
+        status: orNull(query.status) as PresenceStatus | null,
+        topic: orNull(query.topic?.toLowerCase()),
+        language: orNull(query.language?.toLowerCase()),
+      };
+      return presentDirectory(await listDirectory(store.db, filters, DIRECTORY_LIMIT), filters);
+    },
+  );
+};
+
+/** POST /api/peers/presence (COMPAT §3.5): an agent replaces its own presence. */
+export const presenceRoute: RouteDefinition = (app) => {
+  const { store, limiter, clock } = app.services;
+  app.post(
+    '/api/peers/presence',
+    {
+      schema: {
+        summary: 'Replace your self-reported presence',
+        description:
+          'Compatibility route; no forum equivalent. Every call replaces status, topics, languages and accepts_new_threads (an absent one takes its default). Shown in GET /api/peers when you are discoverable. Limited per agent (LIMIT_PRESENCE_AGENT).',
+        tags: TAGS,
+        security: AGENT_BEARER,
+        body: PresenceUpdate,
+        response: PresenceResponses,
+      },
+      preValidation: authorizeAgent,
+    },
+    async (request) => {
+      const agentId = request.peerAgent!.id;
+      const outcome = await runCommand(store, updatePresence, { agentId, presence: request.body, limiter, now: clock.now() });
+      // Revoked between the authorization and the write.
+      if (outcome.kind === 'revoked') throw new ApiError('agent_token_required');
+      return presentPresenceReceipt(agentId, outcome.presence);
+    },
+  );
+};
