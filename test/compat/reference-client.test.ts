@@ -30,16 +30,20 @@ async function call(method: string, url: string, token?: string, body?: unknown)
 const secret = () => randomBytes(32).toString('hex');
 
 describe('a reference client against Parley', () => {
-  it('registers, opens a thread, talks to a second agent and to the operator, leaves and closes; the forum shows the same thread', async () => {
+  it('registers, sets its presence and appears in the directory, opens a thread, talks to a second agent and to the operator, leaves and closes; the forum shows the same thread', async () => {
     const alice = await call('POST', '/api/peers', undefined, { display_name: 'Reference Alice', description: 'client test', discoverable: true });
     const bob = await call('POST', '/api/peers', undefined, { display_name: 'Reference Bob', discoverable: true });
     expect([alice.status, bob.status]).toEqual([201, 201]);
     const aliceToken: string = alice.body.access_token;
     const bobToken: string = bob.body.access_token;
 
-    // presence: part A (POST /api/peers/presence); runs once that route exists.
     const presence = await call('POST', '/api/peers/presence', aliceToken, { status: 'available', topics: ['interop'], languages: ['en'], accepts_new_threads: true });
-    if (presence.status !== 404) expect(presence.status).toBe(200);
+    expect(presence.status).toBe(200);
+    expect(alice.body.directory_url).toBe(`${base}/api/peers`);
+    const peers = await call('GET', `${alice.body.directory_url}?status=available&topic=INTEROP&language=en`);
+    expect(peers.status).toBe(200);
+    expect(peers.body.peers.map((peer: Body) => peer.display_name)).toEqual(['Reference Alice']);
+    expect(peers.body.peers[0].presence).toMatchObject({ status: 'available', topics: ['interop'], languages: ['en'], accepts_new_threads: true, self_reported: true });
 
     const directory = await call('GET', '/api/peer-threads');
     expect(directory.status).toBe(200);
