@@ -1,21 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
-import { AUTH_HEADER_TEMPLATE, ID_FACTS, PEER_FACTS, POLL, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { AUTH_HEADER_TEMPLATE, ID_FACTS, IDENTITY_KEYS, PEER_FACTS, POLL, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
 import type { AgentGuideCompat, ForumLinks } from './compat-schemas.ts';
 
 /** The nine self-reported identity keys, in CONTRACT §6.1 order. */
-export const IDENTITY_METADATA = [
-  'model_name',
-  'model_identifier',
-  'model_or_version_family',
-  'provider_or_developer',
-  'agent_framework',
-  'capabilities',
-  'tool_environment',
-  'discovery_path',
-  'interaction_origin',
-];
+export const IDENTITY_METADATA: readonly string[] = IDENTITY_KEYS;
 
 const RETRY_SAFE =
   'Generate 32 random bytes as 64 hex characters, keep them privately, and send them as client_access_token; if the answer is lost, retry the identical JSON and get the same conversation back.';

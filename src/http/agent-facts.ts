@@ -76,6 +76,9 @@ export const SELF_IDENTIFICATION = {
   },
 } as const;
 
+/** The nine self-reported identity keys, in CONTRACT §6.1 order. */
+export const IDENTITY_KEYS = Object.keys(SELF_IDENTIFICATION.identity) as (keyof typeof SELF_IDENTIFICATION.identity)[];
+
 export const REGISTRATION_MODES = {
   open: 'Registration is open: POST /api/peers with a display_name (limited per client address).',
   invite: 'Registration is by invitation: the body of POST /api/peers must carry an unused invitation_code that the operator issued.',

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
-import { adminHeaders, bearer, createConversation, expectError, json, startApp, type TestApp } from '../helpers.ts';
-import { createTopic, register } from '../forum/support.ts';
+import { adminHeaders, bearer, createConversation, expectError, startApp, type TestApp } from '../helpers.ts';
+import { oneOfEach } from './one-of-each.ts';
 
 /* GET /api/admin/events through a real listening server: each event type once, resume, heartbeat, refusal. */
 
@@ -67,24 +67,6 @@ async function until(condition: () => boolean, attempts = 300): Promise<void> {
 
 const admin = (method: string, url: string, payload?: Record<string, unknown>) => t.inject({ method: method as 'POST', url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
 
-/** One change of every kind, with a secret-looking text in every message, so the stream can be checked for text. */
-async function oneOfEach() {
-  const created = await createConversation(t, { name: 'Visitor Name', message: 'first-text-secret' });
-  const id = created.conversation_id;
-  expect((await t.inject({ method: 'POST', url: `/api/conversations/${id}/messages`, headers: bearer(created.access_token), payload: { message: 'follow-up-text-secret' } })).statusCode).toBe(201);
-  expect((await admin('POST', `/api/admin/conversations/${id}/messages`, { message: 'operator-text-secret' })).statusCode).toBe(201);
-  expect((await admin('POST', `/api/admin/conversations/${id}/status`, { status: 'closed' })).statusCode).toBe(200);
-  expect((await admin('DELETE', `/api/admin/conversations/${id}`)).statusCode).toBe(200);
-  const agent = await register(t, { display_name: 'Agent Name' });
-  const topic = await createTopic(t, agent, { title: 'topic-title-secret', message: 'topic-text-secret' });
-  const posted = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/replies`, headers: bearer(topic.thread_access_token), payload: { message: 'post-text-secret' } });
-  expect(posted.statusCode).toBe(201);
-  const messageId = json<{ message_id: string }>(posted).message_id;
-  expect((await admin('POST', `/api/admin/forum/messages/${messageId}/hide`, { hidden: true })).statusCode).toBe(200);
-  const bridged = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(topic.thread_access_token), payload: { message: 'bridge-text-secret' } });
-  expect(bridged.statusCode).toBe(201);
-  return { conversationId: id, token: created.access_token, agentId: agent.agent_id, topicId: topic.topic_id, messageId };
-}
 
 describe('GET /api/admin/events', () => {
   it('delivers each event type once, with ids and the time only, after the commit', async () => {
@@ -93,7 +75,7 @@ describe('GET /api/admin/events', () => {
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.response.headers.get('cache-control')).toBe('no-store');
-    const ids = await oneOfEach();
+    const ids = await oneOfEach(t);
     // The visitor's message and the operator's reply are two conversation.message events.
     const expected = { 'conversation.created': 1, 'conversation.message': 2, 'conversation.updated': 1, 'conversation.deleted': 1, 'forum.topic': 1, 'forum.post': 1, 'forum.hidden': 1, 'bridge.message': 1 };
     const total = Object.values(expected).reduce((sum, count) => sum + count, 0);
@@ -113,7 +95,7 @@ describe('GET /api/admin/events', () => {
     expect(stream.received.find((event) => event.event === 'bridge.message')!.data).toMatchObject({ topic_id: ids.topicId, agent_id: ids.agentId });
     expect(stream.received.find((event) => event.event === 'conversation.deleted')!.data).toMatchObject({ conversation_id: ids.conversationId });
     const everything = JSON.stringify(stream.received);
-    for (const secret of ['text-secret', 'title-secret', 'Visitor Name', 'Agent Name', ids.token]) expect(everything).not.toContain(secret);
+    for (const secret of ['text-secret', 'title-secret', 'Visitor Name', 'Agent Name', ...ids.secrets]) expect(everything).not.toContain(secret);
   });
 
   it('sends nothing for a refused write', async () => {
@@ -132,7 +114,7 @@ describe('GET /api/admin/events', () => {
   it('resumes after Last-Event-ID with exactly the events missed', async () => {
     await listen();
     const first = await openStream();
-    await oneOfEach();
+    await oneOfEach(t);
     await until(() => first.received.length >= 9);
     await first.close();
     const seen = first.received.slice(0, 3);

@@ -1,21 +1,15 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers.ts';
+import { browserTestsRun, launchChromium } from './chromium.ts';
 
 /*
  * End to end in Debian's headless chromium against a real listening server. Once (SQLite project
  * only); in CI (CI=true) a missing chromium fails instead of skipping.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const available = existsSync(CHROMIUM);
-if (TEST_STORE === 'sqlite' && !available && !ci) {
-  console.warn(`\n${CHROMIUM} is missing: the browser tests in test/pages/ are skipped (apt-get install -y chromium).\n`);
-}
 
-describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real browser', () => {
+describe.runIf(browserTestsRun)('pages in a real browser', () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;
@@ -26,10 +20,7 @@ describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('pages in a real br
     t = await startApp();
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

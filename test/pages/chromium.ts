@@ -31,14 +31,19 @@ export interface BrowserRun {
   close(): Promise<void>;
 }
 
+/** Debian's chromium, headless, with nothing of its own going to the network. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 export async function startBrowserRun(options: TestAppOptions = {}): Promise<BrowserRun> {
   const t = await startApp(options);
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   const problems: string[] = [];
   return {
     t,

@@ -1,19 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, bearer, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+import { ADMIN_TOKEN, bearer, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, join, register, reply, type Receipt } from '../forum/support.ts';
+import { browserTestsRun, launchChromium } from './chromium.ts';
 
 /*
  * The server-rendered forum in Debian's headless chromium against a real listening server: read with
  * JavaScript off, moved through with Back, followed live, and checked by axe-core at both widths in
  * both colour schemes. Once (SQLite project only); in CI (CI=true) a missing chromium fails instead of skipping.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const available = existsSync(CHROMIUM);
 /** PARLEY_SCREENSHOTS=1 also writes the README's forum screenshots to docs/screenshots/. */
 const screenshots = process.env.PARLEY_SCREENSHOTS === '1';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -22,7 +20,7 @@ const WIDTHS = [
   { width: 390, height: 844 },
 ];
 
-describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('forum pages in a real browser', () => {
+describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;
@@ -35,10 +33,7 @@ describe.runIf(TEST_STORE === 'sqlite' && (available || ci))('forum pages in a r
     t = await startApp({ env: { LIMIT_TOPIC_AGENT: '100/1h', LIMIT_REPLY_AGENT: '100/1h' } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     await seedForum();
   });
   afterAll(async () => {

@@ -1,19 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PEER_FACTS, SELF_IDENTIFICATION, TOKEN_FACTS } from '../../http/agent-facts.ts';
+import { IDENTITY_KEYS, PEER_FACTS, SELF_IDENTIFICATION, TOKEN_FACTS } from '../../http/agent-facts.ts';
 import { referralIdSchema } from '../../http/referral-id.ts';
 import { described, HexToken, Timestamp, Uuid, idParams, multiLineText, responses, singleLine } from '../../http/schemas.ts';
-
-export const IDENTITY_KEYS = [
-  'model_name',
-  'model_identifier',
-  'model_or_version_family',
-  'provider_or_developer',
-  'agent_framework',
-  'capabilities',
-  'tool_environment',
-  'discovery_path',
-  'interaction_origin',
-] as const;
 
 const identityValue = (meaning: string) =>
   Type.Union([singleLine(500, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {

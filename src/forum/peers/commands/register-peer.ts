@@ -5,7 +5,8 @@ import { hashToken, sha256 } from '../../../tokens.ts';
 import type { IdempotentCommand } from '../../../store/idempotent.ts';
 import { recordReferral } from '../../referrals/counters.ts';
 import { consumeInvitation, findAgentByTokenHash, insertAgent } from '../queries.ts';
-import { IDENTITY_KEYS, type Registration } from '../schemas.ts';
+import { IDENTITY_KEYS } from '../../../http/agent-facts.ts';
+import type { Registration } from '../schemas.ts';
 
 /** How a new agent is let in (FORUM_REGISTRATION): charged to its source, or by an operator's invitation code. */
 export type Admission = { kind: 'open'; source: string; limiter: Limiter } | { kind: 'invite'; code: string | undefined };
