@@ -99,6 +99,42 @@ function capPerSource(server: http.Server, perSource: number, trustProxy: Config
   });
 }
 
+/** How often connections are checked for answers their clients stopped reading. */
+const STALL_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Closes a connection whose answer has bytes waiting to be sent and none sent for `idleMs`: a client
+ * that pipelines requests and never reads would otherwise hold the connection and every answer
+ * buffered for it, since Node's own socket timeout does not fire while a write is pending. One
+ * check a second over the open connections, reading two numbers each; progress is remembered only
+ * for connections with output waiting.
+ */
+function closeStalledConnections(server: http.Server, idleMs: number): void {
+  const open = new Set<Socket>();
+  const waiting = new Map<Socket, { written: number; since: number }>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => {
+      open.delete(socket);
+      waiting.delete(socket);
+    });
+  });
+  const check = setInterval(() => {
+    const now = performance.now();
+    for (const socket of open) {
+      if (socket.writableLength === 0) {
+        waiting.delete(socket);
+        continue;
+      }
+      const seen = waiting.get(socket);
+      if (seen === undefined || seen.written !== socket.bytesWritten) waiting.set(socket, { written: socket.bytesWritten, since: now });
+      else if (now - seen.since >= idleMs) socket.destroy();
+    }
+  }, STALL_CHECK_INTERVAL_MS);
+  check.unref();
+  server.once('close', () => clearInterval(check));
+}
+
 /** Fastify's `serverFactory`: the HTTP server with every timeout and cap of TransportConfig. */
 export function transportServer(config: Config): FastifyServerFactory {
   const { transport } = config;
@@ -116,6 +152,7 @@ export function transportServer(config: Config): FastifyServerFactory {
     // A connection on which nothing moves either way (answers left unread) is closed too; later
     // than the request timeout, so that a request arriving too slowly is answered 408 first.
     server.setTimeout(2 * requestTimeout);
+    closeStalledConnections(server, 2 * requestTimeout);
     const caps = connectionCaps(transport);
     server.maxConnections = caps.max;
     capPerSource(server, caps.perSource, config.trustProxy);
