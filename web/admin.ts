@@ -261,14 +261,18 @@ function renderList(): void {
   byId('more').hidden = cursor === null;
 }
 
-/** The first page again, as long as what is shown (a live refresh keeps the rows already paged in). */
-async function loadConversations(): Promise<void> {
+/**
+ * The first page again, as long as what is shown (a live refresh keeps the rows already paged in).
+ * A live refresh clears only an earlier failure: the sentence about the operator's last action
+ * ("Conversation deleted.") stays until their next one, even when that action's own event arrives after it.
+ */
+async function loadConversations(live = false): Promise<void> {
   const limit = Math.min(500, Math.max(PAGE_SIZE, rows.length));
   const result = await call<ConversationList>('GET', listQuery(limit, null));
   if (result.status !== 200 || !result.body) return setStatus('list-status', errorText(result), true);
   rows = result.body.conversations;
   cursor = result.body.next_cursor;
-  setStatus('list-status', '');
+  if (!live || byId('list-status').classList.contains('error')) setStatus('list-status', '');
   renderList();
 }
 
@@ -465,7 +469,7 @@ function scheduleInbox(conversationId: string | null): void {
         if (document.visibilityState === 'visible') await reloadThread();
         else threadStale = true;
       }
-      await Promise.all([loadConversations(), loadOverview()]);
+      await Promise.all([loadConversations(true), loadOverview()]);
       notifyNews();
     });
   }, 150);
@@ -710,13 +714,13 @@ byId<HTMLFormElement>('login-form').addEventListener('submit', (event) => {
   if (!value) return setStatus('login-status', 'Enter the administrator token.', true);
   void signIn(value, false);
 });
-onSubmit('filters', 'list-status', loadConversations);
+onSubmit('filters', 'list-status', () => loadConversations());
 let searchTimer: number | undefined;
 byId('q').addEventListener('input', () => {
   window.clearTimeout(searchTimer);
-  searchTimer = window.setTimeout(() => attempt('list-status', loadConversations), 250);
+  searchTimer = window.setTimeout(() => attempt('list-status', () => loadConversations()), 250);
 });
-for (const id of ['f-status', 'f-label', 'f-unread']) byId(id).addEventListener('change', () => attempt('list-status', loadConversations));
+for (const id of ['f-status', 'f-label', 'f-unread']) byId(id).addEventListener('change', () => attempt('list-status', () => loadConversations()));
 for (const id of ['review-label', 'review-note']) byId(id).addEventListener('input', () => (reviewEdited = true));
 byId('more').addEventListener('click', () => attempt('list-status', loadMore));
 onSubmit('admin-reply', 'thread-status', reply);

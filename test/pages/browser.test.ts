@@ -191,6 +191,9 @@ describe.runIf(browserTestsRun)('pages in a real browser', () => {
     expect(detail.json().conversation).toMatchObject({ status: 'closed', review_label: label, operator_note: 'looked at it' });
     await console.click('#delete'); // the confirmation dialog is accepted by newPage's handler
     await expect.poll(() => console.locator('#list-status').textContent()).toBe('Conversation deleted.');
+    // The deletion's own event refreshes the list about 200 ms later: the sentence outlives that refresh.
+    await console.waitForTimeout(600);
+    expect(await console.locator('#list-status').textContent()).toBe('Conversation deleted.');
     expect((await adminList()).some((item) => item.id === id)).toBe(false);
     expect(await console.locator('.conversation-row', { hasText: 'Closable' }).count()).toBe(0);
     expect(problems).toEqual([]);
