@@ -77,7 +77,19 @@ export function sourceKey(ip: string, rateSalt: string): string {
   return keyedHash(rateSalt, sourceAddress(ip));
 }
 
-/** The keyed hash of the client address that per-source limits count. */
+/** The last source worked out on each connection: a client sends many requests on one, from one address. */
+const lastSource = new WeakMap<object, { ip: string; key: string }>();
+
+/**
+ * The keyed hash of the client address that per-source limits count. Parsing the address and
+ * hashing it cost more than the rest of a small request's routing, so the answer is kept on the
+ * connection and used again while the request's address (after TRUST_PROXY) stays the same.
+ */
 export function requestSource(request: FastifyRequest): string {
-  return sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
+  const ip = request.ip;
+  const last = lastSource.get(request.socket);
+  if (last !== undefined && last.ip === ip) return last.key;
+  const key = sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
+  lastSource.set(request.socket, { ip, key });
+  return key;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { prepare } from '../store/prepared.ts';
+import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 /** Names of the aggregate counters the overview reads instead of counting rows. */
@@ -10,21 +10,42 @@ export const counterName = {
   label: (label: string) => `label:${label}`,
 };
 
-const bump = prepare<{ name: string; delta: number }, never>(['name', 'delta'], (db, p) =>
-  db
-    .insertInto('inbox_counters')
-    .values({ name: p.name, value: p.delta })
-    .onConflict((conflict) => conflict.column('name').doUpdateSet((eb) => ({ value: eb('inbox_counters.value', '+', eb.ref('excluded.value')) }))),
-);
+type Bumps = Record<string, string | number>;
 
-/** Adds each delta to its counter, in the caller's transaction; zero deltas are skipped. */
+/** One upsert of `rows` counters (a statement per row count, prepared once each). */
+const bumpStatements = new Map<number, Prepared<Bumps, never>>();
+
+function bumpStatement(rows: number): Prepared<Bumps, never> {
+  let statement = bumpStatements.get(rows);
+  if (!statement) {
+    const indexes = Array.from({ length: rows }, (_, index) => index);
+    statement = prepare<Bumps, never>(
+      indexes.flatMap((index) => [`name${index}`, `delta${index}`]),
+      (db, p) =>
+        db
+          .insertInto('inbox_counters')
+          .values(indexes.map((index) => ({ name: p[`name${index}`] as string, value: p[`delta${index}`] as number })))
+          .onConflict((conflict) => conflict.column('name').doUpdateSet((eb) => ({ value: eb('inbox_counters.value', '+', eb.ref('excluded.value')) }))),
+    );
+    bumpStatements.set(rows, statement);
+  }
+  return statement;
+}
+
+/** Adds each delta to its counter, in the caller's transaction, in one statement; zero deltas are skipped. */
 export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, number>): Promise<void> {
   // In name order: transactions bumping the same counters lock their rows in one order, so two
   // opposite moves (open→closed beside closed→open) cannot deadlock on PostgreSQL.
-  for (const [name, delta] of Object.entries(deltas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (delta === 0) continue;
-    await bump.execute(db, { name, delta });
-  }
+  const moves = Object.entries(deltas)
+    .filter(([, delta]) => delta !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (moves.length === 0) return;
+  const params: Bumps = {};
+  moves.forEach(([name, delta], index) => {
+    params[`name${index}`] = name;
+    params[`delta${index}`] = delta;
+  });
+  await bumpStatement(moves.length).execute(db, params);
 }
 
 export async function bumpInvitationCount(db: Kysely<Database>, invitationId: string | null, delta: number): Promise<void> {

@@ -36,6 +36,13 @@ export function findConversation(db: Db, id: string): Promise<ConversationRow | 
   return conversationById.first(db, { id });
 }
 
+const tokenHashById = prepare<{ id: string }, { token_hash: string }>(['id'], (db, p) => db.selectFrom('conversations').select('token_hash').where('id', '=', p.id));
+
+/** A conversation's token hash, which never changes; undefined when there is no such conversation. */
+export async function findTokenHash(db: Db, id: string): Promise<string | undefined> {
+  return (await tokenHashById.first(db, { id }))?.token_hash;
+}
+
 /** A new message, not yet seen. */
 export const insertMessage = prepare<Omit<Insertable<MessagesTable>, 'seen_at'>, never>(
   ['id', 'conversation_id', 'role', 'body', 'client_message_id', 'created_at'],

@@ -14,6 +14,7 @@ import { migrations } from './migrations/index.ts';
 import { observedDialect } from './observed-dialect.ts';
 import { createPrivateDirectory, createPrivateFile } from './private-files.ts';
 import type { Database } from './schema.ts';
+import { flushSearchIndex } from './search-index.ts';
 import { withStatementCache } from './sqlite-statements.ts';
 
 export type { Dialect } from './dialect.ts';
@@ -195,7 +196,10 @@ export function openStore(options: StoreOptions): Store {
     };
   }
   const sqlite = openSqlite(options.dataDir);
-  const db = new Kysely<Database>({ dialect: observedDialect(new SqliteDialect({ database: withStatementCache(sqlite) }), health) });
+  // IMMEDIATE: a batch takes the write lock at its start. A batch may read before it writes (a retry's
+  // key), and a deferred transaction that read would fail with SQLITE_BUSY_SNAPSHOT, not wait, when
+  // another process on the same file committed in between.
+  const db = new Kysely<Database>({ dialect: observedDialect(new SqliteDialect({ database: withStatementCache(sqlite) }), health, BEGIN_IMMEDIATE) });
   const wal = new WalSync(path.join(options.dataDir, `${SQLITE_FILE_NAME}-wal`));
   const durable = () =>
     wal.sync().catch((error: unknown) => {
@@ -206,7 +210,7 @@ export function openStore(options: StoreOptions): Store {
     onError: (error) => health.noteError(error),
     onLost: () => sqlite.pragma('wal_autocheckpoint = 1000'),
   });
-  const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands));
+  const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands), flushSearchIndex);
   const feed = new ChangeFeed();
   return {
     db,
@@ -234,6 +238,7 @@ export function openStore(options: StoreOptions): Store {
 const NEXT_CHANGE = CompiledQuery.raw("select nextval('parley_changes')");
 const CURRENT_CHANGE = CompiledQuery.raw('select last_value from parley_changes');
 const DATA_VERSION = CompiledQuery.raw('pragma data_version');
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
@@ -252,7 +257,10 @@ export async function migrate(store: Store): Promise<void> {
   const attempts = store.dialect === 'sqlite' ? 5 : 1;
   for (let attempt = 1; ; attempt += 1) {
     const { error } = await store.unbounded((db) => migrator(db).migrateToLatest());
-    if (!error) return;
+    if (!error) {
+      if (store.dialect === 'sqlite') await store.db.transaction().execute(flushSearchIndex);
+      return;
+    }
     if (attempt >= attempts) throw error;
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }

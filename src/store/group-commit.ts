@@ -59,6 +59,8 @@ export class GroupCommit {
     private readonly durable: () => Promise<void>,
     /** Told the size of each committed batch. */
     private readonly committed: (commands: number) => void = () => {},
+    /** Runs after the batch's commands, before its COMMIT, outside every command's savepoint. */
+    private readonly beforeCommit: (trx: Kysely<Database>) => Promise<void> = async () => {},
   ) {}
 
   stats(): WriteStats {
@@ -144,6 +146,7 @@ export class GroupCommit {
         }
         await trx.executeQuery(RELEASE);
       }
+      await this.beforeCommit(trx);
       await trx.commit().execute();
     } catch (error) {
       await trx.rollback().execute().catch(() => {});

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ChangesOf } from './changes.ts';
 import { runCommand, type Command } from './commands.ts';
 import type { Store } from './database.ts';
-import { isUniqueViolation } from './errors.ts';
+import { isUniqueViolation, storeFault } from './errors.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -13,43 +13,8 @@ export type Earlier<R> = { kind: 'same'; result: R } | { kind: 'other' };
 
 export type IdempotentOutcome<R> = { kind: 'written'; result: R } | { kind: 'duplicate'; result: R } | { kind: 'conflict' };
 
-interface IdempotentWrite<R> {
-  /** The earlier result under the request's key; undefined when there is none, or no key. */
-  findEarlier: () => Promise<Earlier<R> | undefined>;
-  /** The write: a command run in its own transaction (see runCommand). */
-  write: () => Promise<R>;
-  /**
-   * Resolves once what the store has committed is on the disk: an earlier result is acknowledged
-   * only then, as the write that made it would have been (its commit may still be syncing).
-   */
-  durable: () => Promise<void>;
-}
-
 const answerAs = <R>(earlier: Earlier<R>): IdempotentOutcome<R> =>
   earlier.kind === 'same' ? { kind: 'duplicate', result: earlier.result } : { kind: 'conflict' };
-
-/**
- * The one rule of every write a client may retry: the same key with the same request is the earlier
- * result (a duplicate, charged to no limit), with another request a conflict. A write that fails
- * may have lost a race to its own retry, which committed first (a unique key, or a limit, cap or
- * status that the winner's commit used up): when the key now has a result, the request answers as
- * that retry; otherwise the write's own error stands.
- */
-async function idempotent<R>(request: IdempotentWrite<R>): Promise<IdempotentOutcome<R>> {
-  const earlier = await request.findEarlier();
-  if (earlier) {
-    await request.durable();
-    return answerAs(earlier);
-  }
-  try {
-    return { kind: 'written', result: await request.write() };
-  } catch (error) {
-    const raced = await request.findEarlier().catch(() => undefined);
-    if (!raced) throw error;
-    await request.durable();
-    return answerAs(raced);
-  }
-}
 
 /** What a command comes to: `written`, or a refusal its route maps to the contract's error. */
 export interface Outcome {
@@ -87,21 +52,34 @@ class Refused<O> extends Error {
   }
 }
 
-function commitWrittenOnly<Input, O extends Outcome>(command: Command<Input, O>): Command<Input, Written<O>> {
+/** What the write's transaction found: its own written outcome, or the earlier result under its key. */
+type Attempt<W> = { written: W } | { earlier: Earlier<W> };
+
+/**
+ * The write with its key looked up first, in the same transaction: a retry costs one read and no
+ * write, and on SQLite, whose writer runs one command at a time, no other command can take the key
+ * between the look-up and the write. A refusal is thrown so that the command's work rolls back.
+ */
+function lookUpThenWrite<Input, O extends Outcome>(operation: IdempotentCommand<Input, O>): Command<Input, Attempt<Written<O>>> {
   return async (trx, input) => {
-    const outcome = await command(trx, input);
+    const earlier = await operation.findEarlier(trx, input);
+    if (earlier) return { earlier };
+    const outcome = await operation.command(trx, input);
     if (outcome.kind !== 'written') throw new Refused(outcome);
-    return outcome as Written<O>;
+    return { written: outcome as Written<O> };
   };
 }
 
 /**
- * Runs an idempotent command in its own transaction through idempotent(): the same key and request
- * answer the earlier result (duplicate), another request a conflict. A request refused because its
- * own retry committed first (and used up the limit, the last slot, the invitation or the place)
- * answers as that retry; any other refusal is the outcome. A batch runner must roll a command back
- * on a refusal too: the commands rely on it. `changes` names what a written outcome changed; a
- * duplicate or a refusal changed nothing.
+ * The one rule of every write a client may retry: the same key with the same request is the earlier
+ * result (a duplicate, charged to no limit), with another request a conflict. The key is looked up
+ * in the write's own transaction; a result found there is acknowledged only once what the store has
+ * committed is on the disk, as the write that made it would have been. A write that fails may have lost a race to its own retry on another connection
+ * (PostgreSQL), which committed first (a unique key, or a limit, cap or status that the winner's
+ * commit used up): when the key now has a result, the request answers as that retry; otherwise the
+ * write's own outcome stands, a refusal or an error. A batch runner must roll a command back on a
+ * refusal too: the commands rely on it. `changes` names what a written outcome changed; a duplicate
+ * or a refusal changed nothing.
  */
 export async function writeIdempotently<Input, O extends Outcome>(
   store: Store,
@@ -109,13 +87,21 @@ export async function writeIdempotently<Input, O extends Outcome>(
   input: Input,
   changes?: ChangesOf<Written<O>>,
 ): Promise<WriteOutcome<O>> {
+  const changesOf: ChangesOf<Attempt<Written<O>>> | undefined = changes && ((attempt) => ('written' in attempt ? changes(attempt.written) : []));
   try {
-    return await idempotent({
-      findEarlier: () => operation.findEarlier(store.db, input),
-      write: () => runCommand(store, commitWrittenOnly(operation.command), input, changes),
-      durable: () => store.durable(),
-    });
+    const attempt = await runCommand(store, lookUpThenWrite(operation), input, changesOf);
+    if ('written' in attempt) return { kind: 'written', result: attempt.written };
+    // The earlier write's commit may still be syncing in another process or batch.
+    await store.durable();
+    return answerAs(attempt.earlier);
   } catch (error) {
+    // A store that fails (a timeout, a lost connection, a full disk) explains the error by itself.
+    if (storeFault(error)) throw error;
+    const raced = await operation.findEarlier(store.db, input).catch(() => undefined);
+    if (raced) {
+      await store.durable();
+      return answerAs(raced);
+    }
     if (error instanceof Refused) return error.outcome as Refusal<O>;
     if (operation.keyTaken !== undefined && isUniqueViolation(error)) return operation.keyTaken;
     throw error;

@@ -55,6 +55,7 @@ class ObservedDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly health: StoreHealth,
+    private readonly begin: CompiledQuery | undefined,
   ) {}
 
   init(): Promise<void> {
@@ -77,7 +78,8 @@ class ObservedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const observed = connection as ObservedConnection;
-    await this.inner.beginTransaction(observed, settings);
+    if (this.begin) await observed.executeQuery(this.begin);
+    else await this.inner.beginTransaction(observed, settings);
     observed.inTransaction = true;
     observed.wroteInTransaction = false;
     observed.failedInTransaction = false;
@@ -110,11 +112,14 @@ class ObservedDriver implements Driver {
   }
 }
 
-/** `dialect`, with every statement's failure and every committed write reported to `health`. */
-export function observedDialect(dialect: Dialect, health: StoreHealth): Dialect {
+/**
+ * `dialect`, with every statement's failure and every committed write reported to `health`, and
+ * its transactions opened with `begin` when given.
+ */
+export function observedDialect(dialect: Dialect, health: StoreHealth, begin?: CompiledQuery): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ObservedDriver(dialect.createDriver(), health),
+    createDriver: () => new ObservedDriver(dialect.createDriver(), health, begin),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };

@@ -1,14 +1,28 @@
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { bearerToken } from '../../http/auth.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isUuid } from '../../http/schemas.ts';
+import type { ChangeHub } from '../../live/hub.ts';
+import type { Store } from '../../store/database.ts';
 import { tokenMatches } from '../../tokens.ts';
-import { findConversation, type ConversationRow } from '../queries.ts';
+import { findConversation, findTokenHash, type ConversationRow } from '../queries.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     conversation: ConversationRow | null;
+    /** The conversation a write's token was checked against (authorizeConversationToken). */
+    conversationId: string | null;
   }
+}
+
+/** The checks every conversation route makes first: a token (401), and a path id that is a UUID (404). */
+function presented(request: FastifyRequest<{ Params: { conversation_id: string } }>): { token: string; id: string } {
+  const token = bearerToken(request);
+  if (token === undefined) throw new ApiError('token_required');
+  const id = request.params.conversation_id;
+  if (!isUuid(id)) throw new ApiError('conversation_not_found');
+  return { token, id };
 }
 
 /**
@@ -18,11 +32,34 @@ declare module 'fastify' {
  * is constant-time.
  */
 export async function authorizeConversation(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
-  const token = bearerToken(request);
-  if (token === undefined) throw new ApiError('token_required');
-  const id = request.params.conversation_id;
-  if (!isUuid(id)) throw new ApiError('conversation_not_found');
+  const { token, id } = presented(request);
   const conversation = await findConversation(request.server.services.store.db, id);
   if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
   request.conversation = conversation;
+}
+
+const CACHED_TOKEN_HASHES = 20_000;
+
+/**
+ * The same check for a write, which needs the token checked but not the conversation read: its
+ * command finds the conversation gone, closed or full itself. A conversation's token hash never
+ * changes, so it is kept in memory once read (64 hex characters under a 36-character id: about
+ * 3 MB for the whole cache); a deletion, here or relayed from another instance, drops it, so a
+ * deleted conversation answers 404 before its body is validated, as before.
+ */
+export function tokenAuthorization(store: Store, hub: ChangeHub) {
+  const hashes = new LRUCache<string, string>({ max: CACHED_TOKEN_HASHES });
+  hub.subscribe((event) => {
+    if (event.type === 'conversation.deleted' && event.conversation_id !== undefined) hashes.delete(event.conversation_id);
+  });
+  return async function authorizeConversationToken(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
+    const { token, id } = presented(request);
+    let hash = hashes.get(id);
+    if (hash === undefined) {
+      hash = await findTokenHash(store.db, id);
+      if (hash !== undefined) hashes.set(id, hash);
+    }
+    if (hash === undefined || !tokenMatches(token, hash)) throw new ApiError('conversation_not_found');
+    request.conversationId = id;
+  };
 }

@@ -18,7 +18,7 @@ import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
 import { findConversation, findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
-import { authorizeConversation } from './auth.ts';
+import { authorizeConversation, tokenAuthorization } from './auth.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
 import {
   CREATION_DESCRIPTION,
@@ -49,6 +49,8 @@ const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config, alerts, live } = app.services;
   app.decorateRequest('conversation', null);
+  app.decorateRequest('conversationId', null);
+  const authorizeConversationToken = tokenAuthorization(store, live);
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
@@ -148,10 +150,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         response: FollowUpResponses,
       },
       config: { notFoundCode: 'conversation_not_found' },
-      preValidation: authorizeConversation,
+      preValidation: authorizeConversationToken,
     },
     async (request, reply) => {
-      const conversationId = request.conversation!.id;
+      const conversationId = request.conversationId!;
       const outcome = await appendOnce(store, {
         conversationId,
         sender: { role: 'visitor', source: requestSource(request) },

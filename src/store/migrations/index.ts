@@ -7,6 +7,7 @@ import * as peerPresence from './0005_peer_presence.ts';
 import * as fixedLobby from './0006_fixed_lobby.ts';
 import * as webhookOutbox from './0007_webhook_outbox.ts';
 import * as search from './0008_search.ts';
+import * as leanWrites from './0009_lean_writes.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_fixed_lobby': fixedLobby,
   '0007_webhook_outbox': webhookOutbox,
   '0008_search': search,
+  '0009_lean_writes': leanWrites,
 };
