@@ -123,6 +123,43 @@ describe('operator list search and preview', () => {
     expect(plan).toMatch(/conversations_search/);
   });
 
+  // PostgreSQL's GIN indexes are kept by the database itself; SQLite's are written once per batch (migration 0009).
+  it.runIf(TEST_STORE === 'sqlite')('indexes a batch at its commit: a row deleted or rolled back within the batch leaves the index whole', async () => {
+    const id = '01890a5d-ac96-774b-bcce-b302099a9000';
+    const message = (suffix: string, body: string) =>
+      sql`insert into messages (id, conversation_id, role, body, client_message_id, created_at) values (${`01890a5d-ac96-774b-bcce-b302099a9${suffix}`}, ${id}, 'visitor', ${body}, null, 1)`;
+    const writes = [
+      t.store.write(async (trx) => {
+        await sql`insert into conversations (id, token_hash, fingerprint, name, invitation_id, status, review_label, operator_note,
+          created_at, updated_at, last_message_at, message_count, unread_count, revision)
+          values (${id}, 'h-batch', 'f', 'Batch Keeper', null, 'open', 'unreviewed', '', 1, 1, 1, 1, 0, 1)`.execute(trx);
+        await message('001', 'a kept kumquat').execute(trx);
+        await message('002', 'a fleeting kumquat').execute(trx);
+        await sql`delete from messages where id = '01890a5d-ac96-774b-bcce-b302099a9002'`.execute(trx);
+        await sql`update messages set body = 'an edited quince' where id = '01890a5d-ac96-774b-bcce-b302099a9001'`.execute(trx);
+      }, undefined),
+      // In the same batch: written, then rolled back to its savepoint.
+      t.store.write(async (trx) => {
+        await message('003', 'a refused kumquat').execute(trx);
+        throw new Error('refused');
+      }, undefined).catch((error: Error) => error.message),
+    ];
+    expect(await Promise.all(writes)).toEqual([undefined, 'refused']);
+    expect((await sql<{ n: number }>`select count(*) as n from messages_search_pending`.execute(t.store.db)).rows[0]!.n).toBe(0);
+    // FTS5's own check compares the index with the messages it indexes.
+    await sql`insert into messages_search(messages_search) values ('integrity-check')`.execute(t.store.db);
+    await sql`insert into conversations_search(conversations_search) values ('integrity-check')`.execute(t.store.db);
+    const found = async (words: string[]) => (await listConversations(t.store.db, { search: words, limit: 10 })).page.map((row) => row.id);
+    expect(await found(['quince'])).toEqual([id]);
+    expect(await found(['kumquat'])).toEqual([]);
+    expect(await found(['batch', 'keeper'])).toEqual([id]);
+    // An edit after the commit goes through the pending table too.
+    await t.store.write(async (trx) => sql`update messages set body = 'a late lime' where id = '01890a5d-ac96-774b-bcce-b302099a9001'`.execute(trx), undefined);
+    await sql`insert into messages_search(messages_search) values ('integrity-check')`.execute(t.store.db);
+    expect(await found(['lime'])).toEqual([id]);
+    expect(await found(['quince'])).toEqual([]);
+  });
+
   // On PostgreSQL the migration's UPDATE is the same statement, and CREATE INDEX indexes every row stored.
   it.runIf(TEST_STORE === 'sqlite')('migration 0008 gives conversations stored before it their preview and indexes them', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-search-migration-'));
