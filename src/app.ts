@@ -27,7 +27,7 @@ import { PostgresRelay } from './live/postgres-relay.ts';
 import { changeSink } from './live/publish.ts';
 import { registerEventStream } from './live/routes.ts';
 import { registerMcp } from './mcp/routes.ts';
-import { RequestLogController } from './logging.ts';
+import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Store } from './store/database.ts';
@@ -69,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLoggers,
     bodyLimit: TRANSPORT_LIMIT_BYTES,
     trustProxy: proxyTrust(options.config.trustProxy),
     return503OnClosing: true,

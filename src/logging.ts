@@ -1,5 +1,5 @@
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type LevelWithSilent, type LoggerOptions, type LogFn } from 'pino';
 import type { LogLevel } from './config.ts';
 import { routePattern } from './http/routing.ts';
 
@@ -57,9 +57,70 @@ export class RequestLogController extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && !isLevelOn(reply.log, 'info')) return;
     const line = { method: request.method, route: routePattern(request), status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 };
     // The response stream failed: its code says why; its message may quote what was being sent.
     if (error) reply.log.error({ ...line, err: { type: error.name, code: (error as NodeJS.ErrnoException).code } }, 'request errored');
     else reply.log.info(line, 'request completed');
   }
 }
+
+/** Whether `logger` writes lines at `level` (pino's loggers and LazyChildLogger say; others are asked to write). */
+function isLevelOn(logger: FastifyBaseLogger, level: Method): boolean {
+  return (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true;
+}
+
+type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger, as Fastify makes one per request (its id bound), but made only when a line is
+ * written at a level that is on: at the default level most requests write none, and a pino child
+ * costs more than the rest of a small request's logging. Lines carry the same bindings as before.
+ */
+class LazyChildLogger implements FastifyBaseLogger {
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger & { levels: { values: Record<string, number> } },
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions | undefined,
+  ) {}
+
+  get level(): LevelWithSilent | string {
+    return this.#child?.level ?? this.options?.level ?? this.parent.level;
+  }
+
+  set level(level: LevelWithSilent | string) {
+    this.#real().level = level;
+  }
+
+  fatal: LogFn = (...args: Parameters<LogFn>) => this.#write('fatal', args);
+  error: LogFn = (...args: Parameters<LogFn>) => this.#write('error', args);
+  warn: LogFn = (...args: Parameters<LogFn>) => this.#write('warn', args);
+  info: LogFn = (...args: Parameters<LogFn>) => this.#write('info', args);
+  debug: LogFn = (...args: Parameters<LogFn>) => this.#write('debug', args);
+  trace: LogFn = (...args: Parameters<LogFn>) => this.#write('trace', args);
+  silent: LogFn = () => {};
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+
+  isLevelEnabled(level: string): boolean {
+    const values = this.parent.levels.values;
+    return (values[level] ?? 0) >= (values[this.level] ?? Number.POSITIVE_INFINITY);
+  }
+
+  #write(method: Method, args: Parameters<LogFn>): void {
+    if (!this.isLevelEnabled(method)) return;
+    Reflect.apply(this.#real()[method], this.#child, args);
+  }
+
+  #real(): FastifyBaseLogger {
+    return (this.#child ??= this.parent.child(this.bindings, this.options));
+  }
+}
+
+/** Fastify's childLoggerFactory: each request's logger is a LazyChildLogger. */
+export const lazyChildLoggers: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  new LazyChildLogger(logger as FastifyBaseLogger & { levels: { values: Record<string, number> } }, bindings, options);

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 
 /** Server-made credentials: 32 CSPRNG bytes as 64 lowercase hex characters (CONTRACT §2). */
@@ -8,7 +8,7 @@ export function newToken(): string {
 
 /** Hex tokens are case-insensitive, so every path hashes the lowercase form. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token.toLowerCase()).digest('hex');
+  return sha256(token.toLowerCase());
 }
 
 /** Constant-time equality of two strings (lengths are not secret). */
@@ -27,8 +27,9 @@ export function keyedHash(key: string, value: string): string {
   return createHmac('sha256', key).update(value).digest('hex');
 }
 
+/** One-shot crypto.hash: about half the cost of createHash().update().digest() for short inputs. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Time-ordered UUIDv7, lowercase. */

@@ -80,10 +80,21 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
   app.decorate('metrics', metrics);
   const { config, limiter, alerts } = app.services;
 
+  // One pair of labelled children per method, route and status: prom-client hashes a label set at
+  // every call otherwise. Routes are patterns (or 'unmatched') and methods a fixed list, so few.
+  const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: methodLabel(request), route: routePattern(request), status: String(reply.statusCode) };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    const method = methodLabel(request);
+    const route = routePattern(request);
+    const key = `${method} ${reply.statusCode} ${route}`;
+    let children = series.get(key);
+    if (!children) {
+      const labels = { method, route, status: String(reply.statusCode) };
+      children = { count: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+      series.set(key, children);
+    }
+    children.count.inc();
+    children.duration.observe(reply.elapsedTime / 1000);
     done();
   });
   app.addHook('onError', (request, _reply, error, done) => {
