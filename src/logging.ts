@@ -94,13 +94,26 @@ class LazyChildLogger implements FastifyBaseLogger {
     this.#real().level = level;
   }
 
-  fatal: LogFn = (...args: Parameters<LogFn>) => this.#write('fatal', args);
-  error: LogFn = (...args: Parameters<LogFn>) => this.#write('error', args);
-  warn: LogFn = (...args: Parameters<LogFn>) => this.#write('warn', args);
-  info: LogFn = (...args: Parameters<LogFn>) => this.#write('info', args);
-  debug: LogFn = (...args: Parameters<LogFn>) => this.#write('debug', args);
-  trace: LogFn = (...args: Parameters<LogFn>) => this.#write('trace', args);
-  silent: LogFn = () => {};
+  // Prototype methods, not arrow-function fields: a logger is made per request, so each field would be a closure per request.
+  fatal(...args: Parameters<LogFn>): void {
+    this.#write('fatal', args);
+  }
+  error(...args: Parameters<LogFn>): void {
+    this.#write('error', args);
+  }
+  warn(...args: Parameters<LogFn>): void {
+    this.#write('warn', args);
+  }
+  info(...args: Parameters<LogFn>): void {
+    this.#write('info', args);
+  }
+  debug(...args: Parameters<LogFn>): void {
+    this.#write('debug', args);
+  }
+  trace(...args: Parameters<LogFn>): void {
+    this.#write('trace', args);
+  }
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#real().child(bindings, options);

@@ -6,7 +6,8 @@ import { isUuid } from '../../http/schemas.ts';
 import type { ChangeHub } from '../../live/hub.ts';
 import type { Store } from '../../store/database.ts';
 import { tokenMatches } from '../../tokens.ts';
-import { findConversation, findTokenHash, type ConversationRow } from '../queries.ts';
+import { findTokenHash, type ConversationRow } from '../queries.ts';
+import type { ConversationRows } from './conversation-rows.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,13 +30,15 @@ function presented(request: FastifyRequest<{ Params: { conversation_id: string }
  * The conversation token (CONTRACT §2, §3.2): absent → 401; unknown conversation, a path id that is
  * not a UUID, or a token of anything else → the same 404. Runs before validation, so the id is
  * checked here: it must never reach PostgreSQL's uuid column unless it is one. The hash comparison
- * is constant-time.
+ * is constant-time. Sets request.conversation to the row, from `rows`.
  */
-export async function authorizeConversation(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
-  const { token, id } = presented(request);
-  const conversation = await findConversation(request.server.services.store.db, id);
-  if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
-  request.conversation = conversation;
+export function conversationAuthorization(rows: ConversationRows) {
+  return async function authorizeConversation(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
+    const { token, id } = presented(request);
+    const conversation = await rows.find(id);
+    if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
+    request.conversation = conversation;
+  };
 }
 
 const CACHED_TOKEN_HASHES = 20_000;

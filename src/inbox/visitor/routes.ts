@@ -16,9 +16,10 @@ import { createConversation, type CreatedConversation, type NewConversation } fr
 import { markSeen, seenChanges } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { writtenStatus } from '../../http/written.ts';
-import { findConversation, findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
+import { findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
-import { authorizeConversation, tokenAuthorization } from './auth.ts';
+import { conversationAuthorization, tokenAuthorization } from './auth.ts';
+import { ConversationRows } from './conversation-rows.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
 import {
   CREATION_DESCRIPTION,
@@ -51,6 +52,8 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('conversation', null);
   app.decorateRequest('conversationId', null);
   const authorizeConversationToken = tokenAuthorization(store, live);
+  const rows = new ConversationRows(store, live);
+  const authorizeConversation = conversationAuthorization(rows);
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
@@ -60,7 +63,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     if (alert) setImmediate(() => alerts.notify(alert));
   };
   const reread = async (conversationId: string) => {
-    const conversation = await findConversation(store.db, conversationId);
+    const conversation = await rows.find(conversationId);
     if (!conversation) throw new ApiError('conversation_not_found');
     return conversation;
   };

@@ -1,5 +1,9 @@
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminHeaders, createConversation, ISO_MILLIS, json, startApp, type Created, type TestApp } from '../../helpers.ts';
+import { SQLITE_FILE_NAME } from '../../../src/store/database.ts';
+import { adminHeaders, createConversation, ISO_MILLIS, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { insertOperatorMessage, markVisitorMessagesSeenByOperator, readConversation, reply, setStatus, type Message } from '../support.ts';
 
 interface Read {
@@ -189,5 +193,41 @@ describe('visitor read', () => {
 
     await markVisitorMessagesSeenByOperator(t, created.conversation_id);
     expect(json<Read>(await read()).messages[0]!.seen_at).toMatch(ISO_MILLIS);
+  });
+
+  it('sees a change committed by another process at once, though reads keep the conversation between changes', async () => {
+    expect(json<Read>(await read()).status).toBe('open');
+    expect(json<Read>(await read()).status).toBe('open');
+    // Written past this process: another connection to the same SQLite file, or another PostgreSQL session.
+    const id = created.conversation_id;
+    if (TEST_STORE === 'sqlite') {
+      const other = new SQLite(path.join(t.config.dataDir, SQLITE_FILE_NAME));
+      try {
+        other.prepare("update conversations set status = 'spam', revision = revision + 1 where id = ?").run(id);
+      } finally {
+        other.close();
+      }
+    } else {
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      try {
+        await other.query("update conversations set status = 'spam', revision = revision + 1 where id = $1", [id]);
+      } finally {
+        await other.end();
+      }
+    }
+    expect(json<Read>(await read()).status).toBe('spam');
+  });
+
+  it('forgets a deleted conversation at once, for reads and for follow-ups', async () => {
+    expect((await read()).statusCode).toBe(200);
+    expect((await reply(t, created.conversation_id, created.access_token, { message: 'cached token' })).statusCode).toBe(201);
+    const deleted = await t.inject({ method: 'DELETE', url: `/api/admin/conversations/${created.conversation_id}`, headers: adminHeaders() });
+    expect(deleted.statusCode).toBe(200);
+    expect((await read()).statusCode).toBe(404);
+    // Before the body is looked at: a deleted conversation is as unknown as one that never was.
+    const followUp = await t.inject({ method: 'POST', url: `/api/conversations/${created.conversation_id}/messages`, headers: { authorization: `Bearer ${created.access_token}` }, payload: { wrong: true } });
+    expect(followUp.statusCode).toBe(404);
+    expect(json(followUp).code).toBe('conversation_not_found');
   });
 });
