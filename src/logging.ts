@@ -81,7 +81,7 @@ class LazyChildLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
 
   constructor(
-    private readonly parent: FastifyBaseLogger & { levels: { values: Record<string, number> } },
+    private readonly parent: FastifyBaseLogger & { levels?: { values: Record<string, number> } },
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions | undefined,
   ) {}
@@ -120,7 +120,9 @@ class LazyChildLogger implements FastifyBaseLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    const values = this.parent.levels.values;
+    // Fastify's logger when logging is off is no pino logger and has no levels: it is asked to write, and writes nothing.
+    const values = this.parent.levels?.values;
+    if (values === undefined) return true;
     return (values[level] ?? 0) >= (values[this.level] ?? Number.POSITIVE_INFINITY);
   }
 
@@ -136,4 +138,4 @@ class LazyChildLogger implements FastifyBaseLogger {
 
 /** Fastify's childLoggerFactory: each request's logger is a LazyChildLogger. */
 export const lazyChildLoggers: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
-  new LazyChildLogger(logger as FastifyBaseLogger & { levels: { values: Record<string, number> } }, bindings, options);
+  new LazyChildLogger(logger as FastifyBaseLogger & { levels?: { values: Record<string, number> } }, bindings, options);
