@@ -49,6 +49,8 @@ export class PostgresRelay {
   private connectedOnce = false;
   private readonly stopRelaying: () => void;
   private readonly lost = new WeakSet<pg.Client>();
+  private outgoing: string[] = [];
+  private sending = false;
 
   constructor(
     private readonly connectionString: string,
@@ -114,6 +116,28 @@ export class PostgresRelay {
   private send(message: Relayed): void {
     // Without the connection the change is not relayed: the other instances' held reads end at
     // their time, and their readers read again then.
-    this.client?.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, JSON.stringify({ origin: this.origin, ...message })]).catch(() => undefined);
+    if (!this.client) return;
+    this.outgoing.push(JSON.stringify({ origin: this.origin, ...message }));
+    if (this.outgoing.length === 1 && !this.sending) setImmediate(() => this.flush());
+  }
+
+  /**
+   * Sends every change gathered since the last round trip in one statement (one notification
+   * each, in order): a write costs the relay no round trip of its own, and the connection runs
+   * one query at a time.
+   */
+  private flush(): void {
+    const client = this.client;
+    const payloads = this.outgoing;
+    this.outgoing = [];
+    if (!client || payloads.length === 0) return;
+    this.sending = true;
+    client
+      .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS sent(payload, position) ORDER BY position', [CHANGES_CHANNEL, payloads])
+      .catch(() => undefined)
+      .finally(() => {
+        this.sending = false;
+        if (this.outgoing.length > 0) this.flush();
+      });
   }
 }
