@@ -74,8 +74,9 @@ function lookUpThenWrite<Input, O extends Outcome>(operation: IdempotentCommand<
  * The one rule of every write a client may retry: the same key with the same request is the earlier
  * result (a duplicate, charged to no limit), with another request a conflict. The key is looked up
  * in the write's own transaction; a result found there is acknowledged only once what the store has
- * committed is on the disk, as the write that made it would have been. A write that fails may have lost a race to its own retry on another connection
- * (PostgreSQL), which committed first (a unique key, or a limit, cap or status that the winner's
+ * committed is on the disk, as the write that made it would have been. A write that fails may have
+ * lost a race to its own retry on another connection (PostgreSQL, or a second process on the SQLite
+ * file), which committed first (a unique key, or a limit, cap or status that the winner's
  * commit used up): when the key now has a result, the request answers as that retry; otherwise the
  * write's own outcome stands, a refusal or an error. A batch runner must roll a command back on a
  * refusal too: the commands rely on it. `changes` names what a written outcome changed; a duplicate
