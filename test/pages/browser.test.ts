@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers.ts';
-import { browserTestsRun, launchChromium } from './chromium.ts';
+import { browserTestsRun, collectProblems, launchChromium } from './chromium.ts';
 
 /*
  * End to end in Debian's headless chromium against a real listening server. Once (SQLite project
@@ -30,18 +30,7 @@ describe.runIf(browserTestsRun)('pages in a real browser', () => {
   async function newPage(width = 1280, height = 800): Promise<Page> {
     const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('dialog', (dialog) => {
-      if (dialog.type() === 'confirm') return void dialog.accept();
-      problems.push(`dialog: ${dialog.message()}`);
-      return void dialog.dismiss();
-    });
+    await collectProblems(page, problems);
     return page;
   }
 

@@ -53,18 +53,7 @@ export async function startBrowserRun(options: TestAppOptions = {}): Promise<Bro
     async newPage({ width = 1280, height = 800, dark = false } = {}) {
       const context = await browser.newContext({ viewport: { width, height }, colorScheme: dark ? 'dark' : 'light' });
       const page = await context.newPage();
-      await page.addInitScript(() => {
-        document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
-      });
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('dialog', (dialog) => {
-        if (dialog.type() === 'confirm') return void dialog.accept();
-        problems.push(`dialog: ${dialog.message()}`);
-        return void dialog.dismiss();
-      });
+      await collectProblems(page, problems);
       return page;
     },
     async close() {
@@ -106,4 +95,23 @@ export async function shoot(page: Page, name: string): Promise<void> {
   if (!screenshots) return;
   mkdirSync('docs/screenshots', { recursive: true });
   await page.screenshot({ path: `docs/screenshots/${name}.png` });
+}
+
+/**
+ * Collects into `problems` what a page should never show: console errors, uncaught errors, CSP
+ * violations and dialogs other than a confirm (which is accepted).
+ */
+export async function collectProblems(page: Page, problems: string[]): Promise<void> {
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    if (dialog.type() === 'confirm') return void dialog.accept();
+    problems.push(`dialog: ${dialog.message()}`);
+    return void dialog.dismiss();
+  });
 }
