@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../../src/store/database.ts';
 import { adminHeaders, createConversation, ISO_MILLIS, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { insertOperatorMessage, markVisitorMessagesSeenByOperator, readConversation, reply, setStatus, type Message } from '../support.ts';
+
+const execFileAsync = promisify(execFile);
 
 interface Read {
   conversation_id: string;
@@ -201,12 +204,13 @@ describe('visitor read', () => {
     // Written past this process: another connection to the same SQLite file, or another PostgreSQL session.
     const id = created.conversation_id;
     if (TEST_STORE === 'sqlite') {
-      const other = new SQLite(path.join(t.config.dataDir, SQLITE_FILE_NAME));
-      try {
-        other.prepare("update conversations set status = 'spam', revision = revision + 1 where id = ?").run(id);
-      } finally {
-        other.close();
-      }
+      // A process of its own: the store reads SQLite's data_version once per turn of the event loop,
+      // and what another process commits reaches this one by I/O, in a later turn.
+      const script = `const SQLite = require('better-sqlite3');
+        const other = new SQLite(process.argv[1]);
+        other.prepare("update conversations set status = 'spam', revision = revision + 1 where id = ?").run(process.argv[2]);
+        other.close();`;
+      await execFileAsync(process.execPath, ['-e', script, path.join(t.config.dataDir, SQLITE_FILE_NAME), id], { timeout: 10_000 });
     } else {
       const other = new pg.Client({ connectionString: t.config.databaseUrl });
       await other.connect();
