@@ -11,7 +11,7 @@ import { DEFAULT_WRITE_QUEUE_LIMIT, GroupCommit, type WriteStats } from './group
 import { StoreHealth } from './health.ts';
 import { WalSync } from './wal-sync.ts';
 import { migrations } from './migrations/index.ts';
-import { observedDialect } from './observed-dialect.ts';
+import { observedDialect, type TransactionStatements } from './observed-dialect.ts';
 import { createPrivateDirectory, createPrivateFile } from './private-files.ts';
 import type { Database } from './schema.ts';
 import { flushSearchIndex } from './search-index.ts';
@@ -104,14 +104,42 @@ class BoundedClient extends pg.Client {
   }
 }
 
-function postgresDb(connectionString: string, options: pg.PoolConfig, health: StoreHealth): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString, Client: BoundedClient, ...options });
+const MAX_NAMED_STATEMENTS = 1_000;
+const statementNames = new Map<string, string>();
+
+/** The name the SQL text `text` is prepared under; undefined once the names are all given. */
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `parley_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * The request pool's client. A query with parameters runs as a named prepared statement, parsed
+ * and planned once per connection rather than at each run: the queries are a fixed set of shapes,
+ * and parsing and planning them again was a large part of the server's time on every write (#12).
+ * The schema is migrated before the pool serves, so no plan outlives the tables it was made for.
+ */
+class PreparingClient extends BoundedClient {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const [text, values] = args as [unknown, unknown];
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0 ? statementName(text) : undefined;
+    return name === undefined ? super.query(...args) : super.query({ name, text, values });
+  }
+}
+
+function postgresDb(connectionString: string, options: pg.PoolConfig, health: StoreHealth, requests?: { statements: TransactionStatements }): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString, Client: requests ? PreparingClient : BoundedClient, ...options });
   // A connection that breaks (the server restarts, the network drops) emits 'error' on its client,
   // and on the pool while idle; with no listener Node would end the whole process. The query that
   // was running on it fails on its own (answered 503), and the pool replaces a broken connection.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: observedDialect(new PostgresDialect({ pool }), health) });
+  return new Kysely<Database>({ dialect: observedDialect(new PostgresDialect({ pool }), health, requests?.statements) });
 }
 
 /**
@@ -164,12 +192,12 @@ export function openStore(options: StoreOptions): Store {
   const { databaseUrl } = options;
   const health = new StoreHealth();
   if (databaseUrl) {
-    const db = postgresDb(databaseUrl, POSTGRES_POOL, health);
+    // A transaction that wrote advances the change counter after its COMMIT, in the same round trip:
+    // after the commit, never inside it, or a reader that saw the new value before the commit would
+    // cache the old data under it.
+    const db = postgresDb(databaseUrl, POSTGRES_POOL, health, { statements: { commitAfterWrite: COMMIT_AND_ADVANCE } });
     const feed = new ChangeFeed();
     let transactions = 0;
-    // After the commit, never inside it: a reader that saw the new value before the commit would
-    // cache the old data under it. A failed advance leaves caches stale until the next write.
-    const advance = () => db.executeQuery(NEXT_CHANGE).catch(() => undefined);
     return {
       db,
       dialect: 'postgres',
@@ -181,7 +209,6 @@ export function openStore(options: StoreOptions): Store {
           async (recorded, recordedInput) => {
             const outcome = await db.transaction().execute((trx) => recorded(trx, recordedInput));
             transactions += 1;
-            await advance();
             return outcome;
           },
           command,
@@ -212,7 +239,7 @@ export function openStore(options: StoreOptions): Store {
   // IMMEDIATE: a batch takes the write lock at its start. A batch may read before it writes (a retry's
   // key), and a deferred transaction that read would fail with SQLITE_BUSY_SNAPSHOT, not wait, when
   // another process on the same file committed in between.
-  const db = new Kysely<Database>({ dialect: observedDialect(new SqliteDialect({ database: withStatementCache(sqlite) }), health, BEGIN_IMMEDIATE) });
+  const db = new Kysely<Database>({ dialect: observedDialect(new SqliteDialect({ database: withStatementCache(sqlite) }), health, { begin: BEGIN_IMMEDIATE }) });
   const wal = new WalSync(path.join(options.dataDir, `${SQLITE_FILE_NAME}-wal`));
   const durable = () =>
     wal.sync().catch((error: unknown) => {
@@ -265,7 +292,8 @@ export function openStore(options: StoreOptions): Store {
   };
 }
 
-const NEXT_CHANGE = CompiledQuery.raw("select nextval('parley_changes')");
+// One simple-protocol message: the statement after the COMMIT runs on its own once the commit is done.
+const COMMIT_AND_ADVANCE = CompiledQuery.raw("commit; select nextval('parley_changes')");
 const CURRENT_CHANGE = CompiledQuery.raw('select last_value from parley_changes');
 const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 

@@ -55,7 +55,7 @@ class ObservedDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly health: StoreHealth,
-    private readonly begin: CompiledQuery | undefined,
+    private readonly statements: TransactionStatements,
   ) {}
 
   init(): Promise<void> {
@@ -78,7 +78,7 @@ class ObservedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const observed = connection as ObservedConnection;
-    if (this.begin) await observed.executeQuery(this.begin);
+    if (this.statements.begin) await observed.executeQuery(this.statements.begin);
     else await this.inner.beginTransaction(observed, settings);
     observed.inTransaction = true;
     observed.wroteInTransaction = false;
@@ -88,7 +88,9 @@ class ObservedDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const observed = connection as ObservedConnection;
-    await this.inner.commitTransaction(observed);
+    const { commitAfterWrite } = this.statements;
+    if (commitAfterWrite && observed.wroteInTransaction) await observed.executeQuery(commitAfterWrite);
+    else await this.inner.commitTransaction(observed);
     observed.inTransaction = false;
     if (observed.wroteInTransaction) this.health.noteWriteCommitted();
   }
@@ -112,14 +114,22 @@ class ObservedDriver implements Driver {
   }
 }
 
+/** Statements that replace the dialect's own at the ends of a transaction. */
+export interface TransactionStatements {
+  /** Opens every transaction. */
+  begin?: CompiledQuery | undefined;
+  /** Commits a transaction that wrote, and may run more after the commit in the same round trip. */
+  commitAfterWrite?: CompiledQuery | undefined;
+}
+
 /**
  * `dialect`, with every statement's failure and every committed write reported to `health`, and
- * its transactions opened with `begin` when given.
+ * its transactions opened and committed with `statements` where given.
  */
-export function observedDialect(dialect: Dialect, health: StoreHealth, begin?: CompiledQuery): Dialect {
+export function observedDialect(dialect: Dialect, health: StoreHealth, statements: TransactionStatements = {}): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ObservedDriver(dialect.createDriver(), health, begin),
+    createDriver: () => new ObservedDriver(dialect.createDriver(), health, statements),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
