@@ -133,7 +133,9 @@ class PreparingClient extends BoundedClient {
 }
 
 function postgresDb(connectionString: string, options: pg.PoolConfig, health: StoreHealth, requests?: { statements: TransactionStatements }): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString, Client: requests ? PreparingClient : BoundedClient, ...options });
+  // pipeline: a query is sent without waiting for the answer to the one before it (a transaction's
+  // BEGIN travels with its first statement); the queries of one request still wait for each other.
+  const pool = new pg.Pool({ connectionString, Client: requests ? PreparingClient : BoundedClient, ...options, ...(requests ? { pipeline: true } : {}) });
   // A connection that breaks (the server restarts, the network drops) emits 'error' on its client,
   // and on the pool while idle; with no listener Node would end the whole process. The query that
   // was running on it fails on its own (answered 503), and the pool replaces a broken connection.
@@ -195,7 +197,7 @@ export function openStore(options: StoreOptions): Store {
     // A transaction that wrote advances the change counter after its COMMIT, in the same round trip:
     // after the commit, never inside it, or a reader that saw the new value before the commit would
     // cache the old data under it.
-    const db = postgresDb(databaseUrl, POSTGRES_POOL, health, { statements: { commitAfterWrite: COMMIT_AND_ADVANCE } });
+    const db = postgresDb(databaseUrl, POSTGRES_POOL, health, { statements: { beginWithFirstStatement: BEGIN, commitAfterWrite: COMMIT_AND_ADVANCE } });
     const feed = new ChangeFeed();
     let transactions = 0;
     return {
@@ -296,6 +298,7 @@ export function openStore(options: StoreOptions): Store {
 const COMMIT_AND_ADVANCE = CompiledQuery.raw("commit; select nextval('parley_changes')");
 const CURRENT_CHANGE = CompiledQuery.raw('select last_value from parley_changes');
 const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+const BEGIN = CompiledQuery.raw('begin');
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

@@ -16,13 +16,32 @@ class ObservedConnection implements DatabaseConnection {
    * its savepoint (a command of a batch that failed on a full disk) is no write that committed.
    */
   wroteAtSavepoints: boolean[] = [];
+  /** The BEGIN not sent yet: it goes out with the transaction's first statement. */
+  pendingBegin: CompiledQuery | undefined;
 
   constructor(
     readonly inner: DatabaseConnection,
     private readonly health: StoreHealth,
   ) {}
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const begin = this.pendingBegin;
+    if (!begin) return this.#execute(query);
+    this.pendingBegin = undefined;
+    // Both are handed to the driver before either is answered: on a pipelining connection they
+    // travel together and cost one round trip, and the statement still runs after the BEGIN.
+    const begun = this.#execute(begin);
+    const result = this.#execute<R>(query);
+    return begun.then(
+      () => result,
+      (error: unknown) => {
+        result.catch(() => {});
+        throw error;
+      },
+    );
+  }
+
+  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     let result: QueryResult<R>;
     try {
       result = await this.inner.executeQuery<R>(query);
@@ -78,7 +97,9 @@ class ObservedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const observed = connection as ObservedConnection;
-    if (this.statements.begin) await observed.executeQuery(this.statements.begin);
+    const { begin, beginWithFirstStatement } = this.statements;
+    if (beginWithFirstStatement && !settings.isolationLevel && !settings.accessMode) observed.pendingBegin = beginWithFirstStatement;
+    else if (begin) await observed.executeQuery(begin);
     else await this.inner.beginTransaction(observed, settings);
     observed.inTransaction = true;
     observed.wroteInTransaction = false;
@@ -89,7 +110,9 @@ class ObservedDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const observed = connection as ObservedConnection;
     const { commitAfterWrite } = this.statements;
-    if (commitAfterWrite && observed.wroteInTransaction) await observed.executeQuery(commitAfterWrite);
+    // A transaction that ran no statement was never begun on the server: nothing to commit.
+    if (observed.pendingBegin) observed.pendingBegin = undefined;
+    else if (commitAfterWrite && observed.wroteInTransaction) await observed.executeQuery(commitAfterWrite);
     else await this.inner.commitTransaction(observed);
     observed.inTransaction = false;
     if (observed.wroteInTransaction) this.health.noteWriteCommitted();
@@ -98,7 +121,8 @@ class ObservedDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const observed = connection as ObservedConnection;
     try {
-      await this.inner.rollbackTransaction(observed);
+      if (observed.pendingBegin) observed.pendingBegin = undefined;
+      else await this.inner.rollbackTransaction(observed);
     } catch (error) {
       // SQLite ends the transaction by itself when a statement fails for lack of space or an I/O
       // error, so this ROLLBACK fails too ("no transaction is active") and would replace the real
@@ -118,6 +142,11 @@ class ObservedDriver implements Driver {
 export interface TransactionStatements {
   /** Opens every transaction. */
   begin?: CompiledQuery | undefined;
+  /**
+   * Opens every transaction without an isolation level or access mode of its own, sent with the
+   * transaction's first statement rather than awaited alone (see ObservedConnection.executeQuery).
+   */
+  beginWithFirstStatement?: CompiledQuery | undefined;
   /** Commits a transaction that wrote, and may run more after the commit in the same round trip. */
   commitAfterWrite?: CompiledQuery | undefined;
 }

@@ -61,6 +61,37 @@ describe(`the store (${TEST_STORE})`, () => {
     expect(isUniqueViolation(new Error('something else'))).toBe(false);
   });
 
+  it('runs a transaction\'s first statement inside it, though its BEGIN travels with that statement on PostgreSQL', async () => {
+    t = await startApp();
+    const { db } = t.store;
+    const failed = await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('limit_counters').values({ bucket: 'rolled-back', count: 1, expires_at: 1 }).execute();
+        throw new Error('after the first statement');
+      })
+      .then(() => undefined, (error: unknown) => error);
+    expect((failed as Error).message).toBe('after the first statement');
+    // A first statement that fails ends its transaction too, and the connection serves the next one.
+    const refused = await db
+      .transaction()
+      .execute((trx) => trx.insertInto('limit_counters').values({ bucket: 'no-count', count: null as unknown as number, expires_at: 1 }).execute())
+      .then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(await db.transaction().execute(async () => 'no statement at all')).toBe('no statement at all');
+    await db.transaction().execute((trx) => trx.insertInto('limit_counters').values({ bucket: 'committed', count: 1, expires_at: 1 }).execute());
+    expect(await db.selectFrom('limit_counters').select('bucket').orderBy('bucket').execute()).toEqual([{ bucket: 'committed' }]);
+  });
+
+  it('moves the store version after a committed write, not after a transaction that only read', async () => {
+    t = await startApp();
+    const before = await t.store.version();
+    await t.store.db.transaction().execute((trx) => trx.selectFrom('conversations').select('id').execute());
+    expect(await t.store.version()).toBe(before);
+    await createConversation(t);
+    expect(await t.store.version()).not.toBe(before);
+  });
+
   it('answers 503 store_unavailable with Retry-After, not a hang or a 500, while the store stays locked', async () => {
     t = await startApp();
     const started = Date.now();
