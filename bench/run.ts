@@ -22,7 +22,7 @@ import { installCleanup, removeTempDir, tempDir, type Server } from './processes
 import { formatTable, scaleVerdicts, targetVerdicts, type Row, type ScaleComparison, type StoreKind } from './report.ts';
 import { benchSeeded, countedKey, SCALE_ROWS, stored, type Unavailable } from './seeded.ts';
 import { seedBoundSeconds, seededStore } from './seeded-store.ts';
-import { LOG_LEVEL, newDeployment, ROOT, startBaseline, startParley } from './servers.ts';
+import { buildServers, LOG_LEVEL, newDeployment, ROOT, startBaseline, startParley } from './servers.ts';
 import { forumEndpoints, inboxEndpoints } from './visitor.ts';
 import { DEFAULT_ADMIN_URL, freshDatabase, newRunId } from '../test/postgres/databases.ts';
 
@@ -238,6 +238,7 @@ async function main(): Promise<void> {
     if (seeded.reused) console.log(`Reusing the seeded store in ${path.relative(ROOT, seeded.cacheDir)}.`);
     return { count, cache: seeded.reused ? 'reused' : 'created', seed_seconds: seeded.seedSeconds ?? null, cacheDir: seeded.cacheDir };
   };
+  await buildServers();
   const baseStore = options.skipOperator ? undefined : await seed(options.seedCount);
   const scaleStore = options.scaleCount === undefined ? undefined : await seed(options.scaleCount);
   for (const [name, seeded] of [['seeded', baseStore], ['scale_seeded', scaleStore]] as const) {
