@@ -1,25 +1,52 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { LimitName, LimitWindow } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
-import { prepare } from '../store/prepared.ts';
+import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 type Db = Kysely<Database>;
 
-/** One more in a window's bucket, unless it holds `limit` already: then no row comes back. */
-const charge = prepare<{ bucket: string; expiresAt: number; limit: number }, { count: number }>(['bucket', 'expiresAt', 'limit'], (db, p) =>
-  db
-    .insertInto('limit_counters')
-    .values({ bucket: p.bucket, count: 1, expires_at: p.expiresAt })
-    .onConflict((conflict) =>
-      conflict
-        .column('bucket')
-        .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
-        .where('limit_counters.count', '<', p.limit),
-    )
-    .returning('count'),
-);
+type ChargeParams = Record<string, string | number>;
+
+/**
+ * One more in each of `buckets` windows' buckets, in one statement, except in a bucket that holds
+ * its limit already: only the buckets charged come back. A statement per number of buckets,
+ * prepared once each.
+ */
+const chargeStatements = new Map<number, Prepared<ChargeParams, { bucket: string }>>();
+
+function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: string }> {
+  let statement = chargeStatements.get(buckets);
+  if (!statement) {
+    const indexes = Array.from({ length: buckets }, (_, index) => index);
+    statement = prepare<ChargeParams, { bucket: string }>(
+      indexes.flatMap((index) => [`bucket${index}`, `expiresAt${index}`, `limitBucket${index}`, `limit${index}`]),
+      (db, p) =>
+        db
+          .insertInto('limit_counters')
+          .values(indexes.map((index) => ({ bucket: p[`bucket${index}`] as string, count: 1, expires_at: p[`expiresAt${index}`] as number })))
+          .onConflict((conflict) =>
+            conflict
+              .column('bucket')
+              .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
+              // Each bucket's own limit, picked by its name.
+              .where(
+                sql<boolean>`limit_counters.count < case limit_counters.bucket ${sql.join(
+                  indexes.map((index) => sql`when ${p[`limitBucket${index}`]} then cast(${p[`limit${index}`]} as bigint)`),
+                  sql` `,
+                )} end`,
+              ),
+          )
+          .returning('limit_counters.bucket'),
+    );
+    chargeStatements.set(buckets, statement);
+  }
+  return statement;
+}
+
+/** A limit to charge: its name, the key it counts (a source, an agent) and the error its refusal answers. */
+export type Charge = [name: LimitName, key: string, code?: 'rate_limited' | 'inbox_at_capacity'];
 
 /**
  * The one limiter: fixed windows counted in the store with one atomic upsert per window, so a limit
@@ -37,12 +64,31 @@ export class Limiter {
   ) {}
 
   async consume(db: Db, name: LimitName, key: string, code: 'rate_limited' | 'inbox_at_capacity' = 'rate_limited'): Promise<void> {
+    await this.consumeAll(db, [[name, key, code]]);
+  }
+
+  /**
+   * `consume` for several limits at once, every window of each in one statement: the first full
+   * window, in the order given, answers the refusal (the rollback uncharges the others).
+   */
+  async consumeAll(db: Db, charges: readonly Charge[]): Promise<void> {
     const now = this.clock.now();
-    for (const window of this.limits[name]) {
-      const { bucket, expiresAt } = this.bucket(name, window, key, now);
-      const charged = await charge.first(db, { bucket, expiresAt, limit: window.count });
-      if (!charged) throw this.refusal(name, code, expiresAt, now);
-    }
+    const windows = charges.flatMap(([name, key, code = 'rate_limited']) =>
+      this.limits[name].map((window) => ({ name, code, limit: window.count, ...this.bucket(name, window, key, now) })),
+    );
+    if (windows.length === 0) return;
+    const params: ChargeParams = {};
+    windows.forEach(({ bucket, expiresAt, limit }, index) => {
+      params[`bucket${index}`] = bucket;
+      params[`expiresAt${index}`] = expiresAt;
+      params[`limitBucket${index}`] = bucket;
+      params[`limit${index}`] = limit;
+    });
+    const charged = await chargeStatement(windows.length).rows(db, params);
+    if (charged.length === windows.length) return;
+    const chargedBuckets = new Set(charged.map((row) => row.bucket));
+    const full = windows.find((window) => !chargedBuckets.has(window.bucket))!;
+    throw this.refusal(full.name, full.code, full.expiresAt, now);
   }
 
   /**

@@ -113,6 +113,29 @@ describe('the limiter', () => {
     expect((await counters()).filter((row) => row.bucket.startsWith('JOIN_AGENT:'))).toEqual([]);
   });
 
+  it('charges several limits in one statement, each bucket against its own limit, the first full one answering', async () => {
+    const clock = new ManualClock(START);
+    const limiter = new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: 2, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 3, seconds: 3600 }] }, clock);
+    const create = (source: string) =>
+      t.store.db.transaction().execute((trx) =>
+        limiter.consumeAll(trx, [
+          ['CONVERSATION_SOURCE', source],
+          ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
+        ]),
+      );
+    await create('a');
+    await create('a');
+    expect(await refusal(create('a'))).toMatchObject({ code: 'rate_limited' });
+    await create('b');
+    expect(await refusal(create('c'))).toMatchObject({ code: 'inbox_at_capacity' });
+    // Each refusal rolled back the charges its statement made: a's third global charge, c's own.
+    expect((await counters()).map((row) => [row.bucket.split(':').slice(0, 3).join(':'), row.count])).toEqual([
+      ['CONVERSATION_GLOBAL:3600:global', 3],
+      ['CONVERSATION_SOURCE:3600:a', 2],
+      ['CONVERSATION_SOURCE:3600:b', 1],
+    ]);
+  });
+
   it('charges each window atomically: of concurrent requests, exactly the limit pass', async () => {
     const { limiter } = limiterWith('TOPIC_AGENT', [{ count: 7, seconds: 3600 }]);
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => charge(limiter, 'TOPIC_AGENT', 'agent')));

@@ -37,8 +37,10 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * 429 from limiter.consume (shared infrastructure below the feature), which rolls all of it back.
  */
 export const createConversation: Command<NewConversation, CreatedConversation> = async (trx, input) => {
-  await input.limiter.consume(trx, 'CONVERSATION_SOURCE', input.source);
-  await input.limiter.consume(trx, 'CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity');
+  await input.limiter.consumeAll(trx, [
+    ['CONVERSATION_SOURCE', input.source],
+    ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
+  ]);
   const conversation: ConversationRow = {
     id: newId(),
     token_hash: input.tokenHash,
