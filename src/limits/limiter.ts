@@ -21,7 +21,7 @@ function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: stri
   if (!statement) {
     const indexes = Array.from({ length: buckets }, (_, index) => index);
     statement = prepare<ChargeParams, { bucket: string }>(
-      indexes.flatMap((index) => [`bucket${index}`, `expiresAt${index}`, `limitBucket${index}`, `limit${index}`]),
+      indexes.flatMap((index) => [`bucket${index}`, `expiresAt${index}`, `limit${index}`]),
       (db, p) =>
         db
           .insertInto('limit_counters')
@@ -33,7 +33,7 @@ function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: stri
               // Each bucket's own limit, picked by its name.
               .where(
                 sql<boolean>`limit_counters.count < case limit_counters.bucket ${sql.join(
-                  indexes.map((index) => sql`when ${p[`limitBucket${index}`]} then cast(${p[`limit${index}`]} as bigint)`),
+                  indexes.map((index) => sql`when ${p[`bucket${index}`]} then cast(${p[`limit${index}`]} as bigint)`),
                   sql` `,
                 )} end`,
               ),
@@ -81,7 +81,6 @@ export class Limiter {
     windows.forEach(({ bucket, expiresAt, limit }, index) => {
       params[`bucket${index}`] = bucket;
       params[`expiresAt${index}`] = expiresAt;
-      params[`limitBucket${index}`] = bucket;
       params[`limit${index}`] = limit;
     });
     const charged = await chargeStatement(windows.length).rows(db, params);
