@@ -45,6 +45,28 @@ function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: stri
   return statement;
 }
 
+/** The counts of `buckets` buckets, in one statement, prepared once per number of buckets. */
+const lookStatements = new Map<number, Prepared<ChargeParams, { bucket: string; count: number }>>();
+
+function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string; count: number }> {
+  let statement = lookStatements.get(buckets);
+  if (!statement) {
+    const names = Array.from({ length: buckets }, (_, index) => `bucket${index}`);
+    statement = prepare<ChargeParams, { bucket: string; count: number }>(names, (db, p) =>
+      db
+        .selectFrom('limit_counters')
+        .select(['bucket', 'count'])
+        .where(
+          'bucket',
+          'in',
+          names.map((name) => p[name] as string),
+        ),
+    );
+    lookStatements.set(buckets, statement);
+  }
+  return statement;
+}
+
 /** A limit to charge: its name, the key it counts (a source, an agent) and the error its refusal answers. */
 export type Charge = [name: LimitName, key: string, code?: 'rate_limited' | 'inbox_at_capacity'];
 
@@ -73,9 +95,7 @@ export class Limiter {
    */
   async consumeAll(db: Db, charges: readonly Charge[]): Promise<void> {
     const now = this.clock.now();
-    const windows = charges.flatMap(([name, key, code = 'rate_limited']) =>
-      this.limits[name].map((window) => ({ name, code, limit: window.count, ...this.bucket(name, window, key, now) })),
-    );
+    const windows = this.windows(charges, now);
     if (windows.length === 0) return;
     const params: ChargeParams = {};
     windows.forEach(({ bucket, expiresAt, limit }, index) => {
@@ -91,17 +111,27 @@ export class Limiter {
   }
 
   /**
-   * Throws the 429 when any window of `name` is already full for `key`, charging nothing. A look,
-   * not a reservation: concurrent requests all pass it before any charges, so only `consume` may
-   * decide whether limited work goes ahead.
+   * Throws the 429 when any window of `charges` is already full, charging nothing: one read, the
+   * first full window in the order given answering. A look, not a reservation: concurrent requests
+   * all pass it before any charges, so only `consumeAll` may decide whether limited work goes ahead.
+   * A command that charges last (to hold the counters' row locks for as short a time as possible)
+   * looks first, so that a client past its limit is refused before any work is done.
    */
-  async ensureAvailable(db: Db, name: LimitName, key: string): Promise<void> {
+  async ensureAvailableAll(db: Db, charges: readonly Charge[]): Promise<void> {
     const now = this.clock.now();
-    for (const window of this.limits[name]) {
-      const { bucket, expiresAt } = this.bucket(name, window, key, now);
-      const row = await db.selectFrom('limit_counters').select('count').where('bucket', '=', bucket).executeTakeFirst();
-      if (row && row.count >= window.count) throw this.refusal(name, 'rate_limited', expiresAt, now);
-    }
+    const windows = this.windows(charges, now);
+    if (windows.length === 0) return;
+    const params: ChargeParams = {};
+    windows.forEach(({ bucket }, index) => {
+      params[`bucket${index}`] = bucket;
+    });
+    const counts = new Map((await lookStatement(windows.length).rows(db, params)).map((row) => [row.bucket, row.count]));
+    const full = windows.find((window) => (counts.get(window.bucket) ?? 0) >= window.limit);
+    if (full) throw this.refusal(full.name, full.code, full.expiresAt, now);
+  }
+
+  async ensureAvailable(db: Db, name: LimitName, key: string): Promise<void> {
+    await this.ensureAvailableAll(db, [[name, key]]);
   }
 
   /** Calls `listener` with the limit's name at each refusal (the metrics count them); returns the function that stops it. */
@@ -114,6 +144,13 @@ export class Limiter {
   async removeExpired(db: Db): Promise<number> {
     const result = await db.deleteFrom('limit_counters').where('expires_at', '<=', this.clock.now()).executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /** Every window of each charge, in the order given, with its bucket in the window `now` falls in. */
+  private windows(charges: readonly Charge[], now: number) {
+    return charges.flatMap(([name, key, code = 'rate_limited']) =>
+      this.limits[name].map((window) => ({ name, code, limit: window.count, ...this.bucket(name, window, key, now) })),
+    );
   }
 
   private bucket(name: LimitName, window: LimitWindow, key: string, now: number) {

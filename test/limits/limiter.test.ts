@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { LimitName, LimitWindow } from '../../src/config.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { Limiter } from '../../src/limits/limiter.ts';
+import { Limiter, type Charge } from '../../src/limits/limiter.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { startApp, type TestApp } from '../helpers.ts';
 
@@ -157,6 +157,28 @@ describe('the limiter', () => {
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(refused.options.retryAfterSeconds).toBe(3600);
     expect((await counters()).map((row) => row.count)).toEqual([1]);
+  });
+
+  it('looks at several limits in one read: the first full window in the order given answers, in its code', async () => {
+    const clock = new ManualClock(START);
+    const limiter = new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: 1, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 2, seconds: 600 }] }, clock);
+    const charges: Charge[] = [
+      ['CONVERSATION_SOURCE', 'a'],
+      ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
+    ];
+    const look = () => limiter.ensureAvailableAll(t.store.db, charges);
+    await look();
+    expect(await counters()).toEqual([]);
+    await charge(limiter, 'CONVERSATION_GLOBAL', 'global');
+    await charge(limiter, 'CONVERSATION_GLOBAL', 'global');
+    const global = await refusal(look());
+    expect(global).toMatchObject({ status: 429, code: 'inbox_at_capacity' });
+    expect(global.options.retryAfterSeconds).toBe(600);
+    await charge(limiter, 'CONVERSATION_SOURCE', 'a');
+    const source = await refusal(look());
+    expect(source).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(source.options.retryAfterSeconds).toBe(3600);
+    expect((await counters()).map((row) => row.count)).toEqual([2, 1]);
   });
 
   it('removeExpired forgets the counters of windows that have passed, and only those', async () => {

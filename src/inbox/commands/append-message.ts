@@ -35,13 +35,13 @@ export type AppendOutcome = { kind: 'written'; messageId: string; alert?: AlertE
  * One message in a conversation, for the visitor and the operator alike (CONTRACT §3.3, §4.1): the
  * slot, the limit and the row in one transaction, so the cap is exact. A full follow-up limit
  * throws its 429 from limiter.consume (shared infrastructure below the feature), which rolls the
- * reserved slot back.
+ * reserved slot and the message back. The limit is charged last: on PostgreSQL its row (one per source) stays
+ * locked from the charge to the commit, and a source's follow-ups queue on it for that long.
  */
 export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, input) => {
   const { conversationId, sender, now } = input;
   const refusal = await reserveMessageSlot(trx, conversationId, sender.role, now, input.cap, previewOf(input.body));
   if (refusal) return refusal;
-  if (sender.role === 'visitor') await input.limiter.consume(trx, 'FOLLOWUP_SOURCE', sender.source);
   const messageId = newId();
   await insertMessage.execute(trx, {
     id: messageId,
@@ -51,6 +51,7 @@ export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, inp
     client_message_id: input.clientMessageId,
     created_at: now,
   });
+  if (sender.role === 'visitor') await input.limiter.consume(trx, 'FOLLOWUP_SOURCE', sender.source);
   const alert: AlertEvent | undefined =
     sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(conversationId), source: sender.source } : undefined;
   return { kind: 'written', messageId, alert };

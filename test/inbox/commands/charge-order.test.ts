@@ -1,0 +1,104 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.ts';
+import { ApiError } from '../../../src/http/errors.ts';
+import { appendMessage } from '../../../src/inbox/commands/append-message.ts';
+import { createConversation, type NewConversation } from '../../../src/inbox/commands/create-conversation.ts';
+import { Limiter } from '../../../src/limits/limiter.ts';
+import type { Database } from '../../../src/store/schema.ts';
+import { hashToken, newToken } from '../../../src/tokens.ts';
+import { countRows, startApp, type TestApp } from '../../helpers.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.store.db.deleteFrom('limit_counters').execute();
+});
+
+/** The transaction, with the SQL of every statement its commands run through it recorded in order. */
+function recording(trx: Kysely<Database>, statements: string[]): Kysely<Database> {
+  return new Proxy(trx, {
+    get(target, property) {
+      if (property === 'executeQuery') {
+        return (query: { sql: string }) => {
+          statements.push(query.sql.trim().toLowerCase());
+          return target.executeQuery(query as never);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Runs `run` in a transaction of its own; resolves with the statements it ran and what it came to. */
+async function statementsOf(run: (trx: Kysely<Database>) => Promise<unknown>): Promise<{ statements: string[]; error?: unknown }> {
+  const statements: string[] = [];
+  try {
+    await t.store.db.transaction().execute((trx) => run(recording(trx, statements)));
+    return { statements };
+  } catch (error) {
+    return { statements, error };
+  }
+}
+
+/** The limits of the app, with a first contact's per-source limit at `source` and one follow-up a source. */
+const limiterWith = (source: number) =>
+  new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: source, seconds: 3600 }], FOLLOWUP_SOURCE: [{ count: 1, seconds: 3600 }] }, new ManualClock());
+
+const firstContact = (limits: Limiter): NewConversation => ({
+  tokenHash: hashToken(newToken()),
+  fingerprint: 'fingerprint',
+  name: 'Ada',
+  invitationId: null,
+  message: 'Hello operator',
+  source: 'source-a',
+  limiter: limits,
+  now: Date.UTC(2026, 0, 1),
+});
+
+const position = (statements: string[], start: string) => statements.findIndex((sql) => sql.startsWith(start));
+
+describe('where the writes charge their limits', () => {
+  it('creation charges its limits after its inserts, and a client past its limit is refused before any write', async () => {
+    const limits = limiterWith(1);
+    const accepted = await statementsOf((trx) => createConversation(trx, firstContact(limits)));
+    expect(accepted.error).toBeUndefined();
+    const charge = position(accepted.statements, 'insert into "limit_counters"');
+    expect(charge).toBeGreaterThan(position(accepted.statements, 'insert into "conversations"'));
+    expect(charge).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
+    expect(position(accepted.statements, 'insert into "conversations"')).toBeGreaterThan(-1);
+
+    const conversations = await countRows(t, 'conversations');
+    const refused = await statementsOf((trx) => createConversation(trx, firstContact(limits)));
+    expect(refused.error).toBeInstanceOf(ApiError);
+    expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(refused.statements).toHaveLength(1);
+    expect(refused.statements[0]).toMatch(/^select .* from "limit_counters"/);
+    expect(await countRows(t, 'conversations')).toBe(conversations);
+  });
+
+  it('a follow-up charges its limit after its message, and a refused one leaves neither the message nor the slot', async () => {
+    const limits = limiterWith(10);
+    const created = firstContact(limits);
+    let conversationId = '';
+    await statementsOf(async (trx) => {
+      conversationId = (await createConversation(trx, created)).conversation.id;
+    });
+    const message = { conversationId, sender: { role: 'visitor' as const, source: 'source-a' }, body: 'More', clientMessageId: null, cap: 200, limiter: limits, now: created.now };
+    const accepted = await statementsOf((trx) => appendMessage(trx, message));
+    expect(accepted.error).toBeUndefined();
+    expect(position(accepted.statements, 'insert into "limit_counters"')).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
+    expect(position(accepted.statements, 'insert into "messages"')).toBeGreaterThan(-1);
+
+    const messages = await countRows(t, 'messages');
+    const before = await t.store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow();
+    const refused = await statementsOf((trx) => appendMessage(trx, message));
+    expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(await countRows(t, 'messages')).toBe(messages);
+    expect(await t.store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
+  });
+});
