@@ -124,11 +124,30 @@ function statementName(text: string): string | undefined {
  * The schema is migrated before the pool serves, so no plan outlives the tables it was made for.
  */
 class PreparingClient extends BoundedClient {
+  #corked = false;
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
+    this.#corkUntilNextTick();
     const [text, values] = args as [unknown, unknown];
     const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0 ? statementName(text) : undefined;
     return name === undefined ? super.query(...args) : super.query({ name, text, values });
+  }
+
+  /**
+   * The queries handed over in one go (a BEGIN with its first statement, statements sent together)
+   * leave in one socket write: each write wakes the server process, and the writes, not the
+   * round trips, were most of Parley's CPU on PostgreSQL (#12).
+   */
+  #corkUntilNextTick(): void {
+    if (this.#corked) return;
+    const stream = this.connection.stream;
+    stream.cork();
+    this.#corked = true;
+    process.nextTick(() => {
+      this.#corked = false;
+      stream.uncork();
+    });
   }
 }
 
