@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -34,29 +34,41 @@ function bumpStatement(rows: number): Prepared<Bumps, never> {
 
 /** Adds each delta to its counter, in the caller's transaction, in one statement; zero deltas are skipped. */
 export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, number>): Promise<void> {
+  const bump = counterBump(db, deltas);
+  if (bump) await db.executeQuery(bump);
+}
+
+/** bumpCounters as a statement to run with others (executeTogether); undefined when every delta is zero. */
+export function counterBump(db: Kysely<Database>, deltas: Record<string, number>): CompiledQuery | undefined {
   // In name order: transactions bumping the same counters lock their rows in one order, so two
   // opposite moves (open→closed beside closed→open) cannot deadlock on PostgreSQL.
   const moves = Object.entries(deltas)
     .filter(([, delta]) => delta !== 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (moves.length === 0) return;
+  if (moves.length === 0) return undefined;
   const params: Bumps = {};
   moves.forEach(([name, delta], index) => {
     params[`name${index}`] = name;
     params[`delta${index}`] = delta;
   });
-  await bumpStatement(moves.length).execute(db, params);
+  return bumpStatement(moves.length).compile(db, params);
 }
 
 export async function bumpInvitationCount(db: Kysely<Database>, invitationId: string | null, delta: number): Promise<void> {
-  if (invitationId === null || delta === 0) return;
-  await db
+  const bump = invitationCountBump(db, invitationId, delta);
+  if (bump) await db.executeQuery(bump);
+}
+
+/** bumpInvitationCount as a statement to run with others; undefined when there is nothing to count. */
+export function invitationCountBump(db: Kysely<Database>, invitationId: string | null, delta: number): CompiledQuery | undefined {
+  if (invitationId === null || delta === 0) return undefined;
+  return db
     .insertInto('invitation_counts')
     .values({ invitation_id: invitationId, count: delta })
     .onConflict((conflict) =>
       conflict.column('invitation_id').doUpdateSet((eb) => ({ count: eb('invitation_counts.count', '+', delta) })),
     )
-    .execute();
+    .compile();
 }
 
 /** The two totals the metrics report, read from their counters at each scrape (one indexed query). */

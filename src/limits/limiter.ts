@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { LimitName, LimitWindow } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
@@ -67,6 +67,12 @@ function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string
   return statement;
 }
 
+/** A charge not run yet (Limiter.charge). */
+export interface PendingCharge {
+  statement: CompiledQuery<{ bucket: string }>;
+  settle: (charged: readonly { bucket: string }[]) => void;
+}
+
 /** A limit to charge: its name, the key it counts (a source, an agent) and the error its refusal answers. */
 export type Charge = [name: LimitName, key: string, code?: 'rate_limited' | 'inbox_at_capacity'];
 
@@ -94,20 +100,33 @@ export class Limiter {
    * window, in the order given, answers the refusal (the rollback uncharges the others).
    */
   async consumeAll(db: Db, charges: readonly Charge[]): Promise<void> {
+    const charge = this.charge(db, charges);
+    if (charge) charge.settle((await db.executeQuery(charge.statement)).rows);
+  }
+
+  /**
+   * consumeAll as a statement to run with others (executeTogether), and what settles it: `settle`
+   * takes the rows the statement returned and throws the refusal, if any. undefined: no window.
+   */
+  charge(db: Db, charges: readonly Charge[]): PendingCharge | undefined {
     const now = this.clock.now();
     const windows = this.windows(charges, now);
-    if (windows.length === 0) return;
+    if (windows.length === 0) return undefined;
     const params: ChargeParams = {};
     windows.forEach(({ bucket, expiresAt, limit }, index) => {
       params[`bucket${index}`] = bucket;
       params[`expiresAt${index}`] = expiresAt;
       params[`limit${index}`] = limit;
     });
-    const charged = await chargeStatement(windows.length).rows(db, params);
-    if (charged.length === windows.length) return;
-    const chargedBuckets = new Set(charged.map((row) => row.bucket));
-    const full = windows.find((window) => !chargedBuckets.has(window.bucket))!;
-    throw this.refusal(full.name, full.code, full.expiresAt, now);
+    return {
+      statement: chargeStatement(windows.length).compile(db, params),
+      settle: (charged) => {
+        if (charged.length === windows.length) return;
+        const chargedBuckets = new Set(charged.map((row) => row.bucket));
+        const full = windows.find((window) => !chargedBuckets.has(window.bucket))!;
+        throw this.refusal(full.name, full.code, full.expiresAt, now);
+      },
+    };
   }
 
   /**

@@ -4,6 +4,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A row that names another that is not there (a message of a conversation that was deleted). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /**
  * Why the store cannot do its work now, whatever the request:
  * - `unreachable`: the connection is refused, lost or timed out (node and PostgreSQL class 08 and

@@ -1,10 +1,43 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
 import type { StoreHealth } from './health.ts';
+import type { Database } from './schema.ts';
 
 const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
 const SAVEPOINT_STATEMENT = /^\s*savepoint\b/i;
 const ROLLBACK_TO_STATEMENT = /^\s*rollback\s+to\b/i;
 const RELEASE_STATEMENT = /^\s*release\b/i;
+
+/** What one statement of executeTogether came to. */
+export type Settled<R = unknown> = { ok: true; result: QueryResult<R> } | { ok: false; error: unknown };
+
+/** The rows of a statement run with others; its error, thrown, when it failed. */
+export function rowsOf<R>(settled: Settled): R[] {
+  if (!settled.ok) throw settled.error;
+  return settled.result.rows as R[];
+}
+
+const TOGETHER_SQL = '-- parley: statements sent together';
+
+/** Several statements that travel as one query through Kysely, to the connection below it. */
+interface Together extends CompiledQuery {
+  readonly statements: readonly CompiledQuery[];
+}
+
+function isTogether(query: CompiledQuery): query is Together {
+  return query.sql === TOGETHER_SQL && 'statements' in query;
+}
+
+/**
+ * Runs `statements` in order on the connection of `db` (a transaction's), handing them all to the
+ * driver before any is answered: on PostgreSQL's pipelining connection they travel in one round
+ * trip; SQLite runs each to its end in turn. Each statement settles on its own, so the caller
+ * decides what a failure means; after one fails in a PostgreSQL transaction the others fail too.
+ * Only for a store opened by openStore (its dialect is observedDialect).
+ */
+export async function executeTogether(db: Kysely<Database>, statements: readonly CompiledQuery[]): Promise<Settled[]> {
+  const together: Together = { sql: TOGETHER_SQL, parameters: [], query: statements[0]!.query, queryId: statements[0]!.queryId, statements };
+  return (await db.executeQuery<Settled>(together)).rows;
+}
 
 /** One connection's statements, reported to the store's health as they fail or commit a write. */
 class ObservedConnection implements DatabaseConnection {
@@ -25,6 +58,7 @@ class ObservedConnection implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (isTogether(query)) return this.#executeTogether(query.statements) as Promise<QueryResult<R>>;
     const begin = this.pendingBegin;
     if (!begin) return this.#execute(query);
     this.pendingBegin = undefined;
@@ -39,6 +73,20 @@ class ObservedConnection implements DatabaseConnection {
         throw error;
       },
     );
+  }
+
+  /**
+   * Hands every statement to the driver before any is answered (see executeTogether), each settled
+   * on its own; the first takes the pending BEGIN with it.
+   */
+  async #executeTogether(statements: readonly CompiledQuery[]): Promise<QueryResult<Settled>> {
+    const settled = statements.map((statement) =>
+      this.executeQuery(statement).then(
+        (result): Settled => ({ ok: true, result }),
+        (error: unknown): Settled => ({ ok: false, error }),
+      ),
+    );
+    return { rows: await Promise.all(settled) };
   }
 
   async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {

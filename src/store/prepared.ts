@@ -32,9 +32,14 @@ export class Prepared<P extends Record<string, unknown>, R> {
   ) {}
 
   execute(db: Db, params: P): Promise<QueryResult<R>> {
+    return db.executeQuery<R>(this.compile(db, params));
+  }
+
+  /** The query with `params` bound, to run with others (executeTogether). */
+  compile(db: Db, params: P): CompiledQuery<R> {
     const { compiled, slots } = this.#template(db);
     const parameters = slots.map((slot) => ('name' in slot ? params[slot.name] : slot.constant));
-    return db.executeQuery<R>({ ...compiled, parameters });
+    return { ...compiled, parameters };
   }
 
   async rows(db: Db, params: P): Promise<R[]> {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
 import { isUniqueViolation } from '../../src/store/errors.ts';
+import { executeTogether } from '../../src/store/observed-dialect.ts';
 import { createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
 /** Store behaviour every dialect must share; this file runs once on SQLite and once on PostgreSQL. */
@@ -81,6 +82,32 @@ describe(`the store (${TEST_STORE})`, () => {
     expect(await db.transaction().execute(async () => 'no statement at all')).toBe('no statement at all');
     await db.transaction().execute((trx) => trx.insertInto('limit_counters').values({ bucket: 'committed', count: 1, expires_at: 1 }).execute());
     expect(await db.selectFrom('limit_counters').select('bucket').orderBy('bucket').execute()).toEqual([{ bucket: 'committed' }]);
+  });
+
+  it('runs statements sent together in order, inside the transaction, each settling on its own', async () => {
+    t = await startApp();
+    const { db } = t.store;
+    const insert = (bucket: string) => db.insertInto('limit_counters').values({ bucket, count: 1, expires_at: 1 }).compile();
+    const count = db.selectFrom('limit_counters').select((eb) => eb.fn.countAll().as('count')).compile();
+    // The first statements of a transaction that then throws: the BEGIN went with them.
+    const failed = await db
+      .transaction()
+      .execute(async (trx) => {
+        const settled = await executeTogether(trx, [insert('first'), insert('second'), count]);
+        expect(settled.map((one) => one.ok)).toEqual([true, true, true]);
+        expect(settled[2]).toMatchObject({ ok: true, result: { rows: [{ count: 2 }] } });
+        throw new Error('after the statements');
+      })
+      .then(() => undefined, (error: unknown) => error);
+    expect((failed as Error).message).toBe('after the statements');
+    expect(await db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]);
+
+    const settled = await db.transaction().execute((trx) => executeTogether(trx, [insert('kept'), insert('kept'), count]));
+    expect(settled[0]!.ok).toBe(true);
+    expect(settled[1]!.ok).toBe(false);
+    expect(isUniqueViolation(settled[1]!.ok ? undefined : settled[1]!.error)).toBe(true);
+    // PostgreSQL refuses every statement after a failure in the transaction; SQLite goes on.
+    expect(settled[2]!.ok).toBe(TEST_STORE === 'sqlite');
   });
 
   it('moves the store version after a committed write, not after a transaction that only read', async () => {

@@ -7,6 +7,8 @@ import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
+import { isForeignKeyViolation } from '../../store/errors.ts';
+import { executeTogether, rowsOf, type Settled } from '../../store/observed-dialect.ts';
 import { previewOf } from '../preview.ts';
 import { insertMessage, type Role } from '../queries.ts';
 
@@ -33,25 +35,28 @@ export type AppendOutcome = { kind: 'written'; messageId: string; alert?: AlertE
 
 /**
  * One message in a conversation, for the visitor and the operator alike (CONTRACT §3.3, §4.1): the
- * slot, the limit and the row in one transaction, so the cap is exact. A full follow-up limit
- * throws its 429 from limiter.consume (shared infrastructure below the feature), which rolls the
- * reserved slot and the message back. The limit is charged last: on PostgreSQL its row (one per source) stays
- * locked from the charge to the commit, and a source's follow-ups queue on it for that long.
+ * slot, the row and the limit in one transaction, so the cap is exact. The three statements go to
+ * the store together (on PostgreSQL one round trip, not three): the message is inserted and the
+ * limit charged before the slot is known to be free, and a refusal (no slot, or a full limit,
+ * thrown as its 429 by the limiter) rolls all of it back. The slot answers first, so a closed or
+ * full conversation is refused as such whatever the limit. The limit is charged last: on
+ * PostgreSQL its row (one per source) stays locked until the commit.
  */
 export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, input) => {
   const { conversationId, sender, now } = input;
-  const refusal = await reserveMessageSlot(trx, conversationId, sender.role, now, input.cap, previewOf(input.body));
-  if (refusal) return refusal;
+  const unreadIncrement = sender.role === 'visitor' ? 1 : 0;
   const messageId = newId();
-  await insertMessage.execute(trx, {
-    id: messageId,
-    conversation_id: conversationId,
-    role: sender.role,
-    body: input.body,
-    client_message_id: input.clientMessageId,
-    created_at: now,
-  });
-  if (sender.role === 'visitor') await input.limiter.consume(trx, 'FOLLOWUP_SOURCE', sender.source);
+  const charge = sender.role === 'visitor' ? input.limiter.charge(trx, [['FOLLOWUP_SOURCE', sender.source]]) : undefined;
+  const [reserved, inserted, charged] = await executeTogether(trx, [
+    reserveSlot.compile(trx, { conversationId, unreadIncrement, now, cap: input.cap, preview: previewOf(input.body), role: sender.role }),
+    insertMessage.compile(trx, { id: messageId, conversation_id: conversationId, role: sender.role, body: input.body, client_message_id: input.clientMessageId, created_at: now }),
+    ...(charge ? [charge.statement] : []),
+  ]);
+  const slot = rowsOf<{ unread_count: number }>(reserved!)[0];
+  if (!slot) return whyNoSlot(trx, conversationId, inserted!);
+  rowsOf(inserted!);
+  if (charge) charge.settle(rowsOf<{ bucket: string }>(charged!));
+  if (unreadIncrement === 1 && slot.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
   const alert: AlertEvent | undefined =
     sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(conversationId), source: sender.source } : undefined;
   return { kind: 'written', messageId, alert };
@@ -66,6 +71,10 @@ type SlotParams = {
   role: Role;
 };
 
+/**
+ * Claims room for one more message in one conditional update, so the cap is exact under any
+ * concurrency: only an open conversation below `cap` gets a row back.
+ */
 const reserveSlot = prepare<SlotParams, { unread_count: number }>(
   ['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role'],
   (db, p) =>
@@ -88,15 +97,14 @@ const reserveSlot = prepare<SlotParams, { unread_count: number }>(
 );
 
 /**
- * Claims room for one more message in one conditional update, so the cap is exact under any
- * concurrency: only an open conversation below `cap` gets a row back. Otherwise, says why not.
+ * Why the conversation had no slot: gone (its message then named no conversation, which on
+ * PostgreSQL also ended the transaction), or closed, or full. Any other failure of the insert (a
+ * client_message_id that a retry committed meanwhile) is thrown as it is, for writeIdempotently.
  */
-async function reserveMessageSlot(trx: Db, conversationId: string, role: Role, now: number, cap: number, preview: string): Promise<AppendRefusal | undefined> {
-  const unreadIncrement = role === 'visitor' ? 1 : 0;
-  const reserved = await reserveSlot.first(trx, { conversationId, unreadIncrement, now, cap, preview, role });
-  if (reserved) {
-    if (unreadIncrement === 1 && reserved.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
-    return undefined;
+async function whyNoSlot(trx: Db, conversationId: string, inserted: Settled): Promise<AppendRefusal> {
+  if (!inserted.ok) {
+    if (isForeignKeyViolation(inserted.error)) return { kind: 'missing' };
+    throw inserted.error;
   }
   const current = await trx.selectFrom('conversations').select('status').where('id', '=', conversationId).executeTakeFirst();
   if (!current) return { kind: 'missing' };

@@ -2,7 +2,8 @@ import { conversationThread, type AlertEvent } from '../../alerts/alerts.ts';
 import type { Charge, Limiter } from '../../limits/limiter.ts';
 import type { Command } from '../../store/commands.ts';
 import { newId } from '../../tokens.ts';
-import { bumpCounters, bumpInvitationCount, counterName } from '../overview-counters.ts';
+import { counterBump, counterName, invitationCountBump } from '../overview-counters.ts';
+import { executeTogether, rowsOf } from '../../store/observed-dialect.ts';
 import { prepare } from '../../store/prepared.ts';
 import { previewOf } from '../preview.ts';
 import { CONVERSATION_COLUMNS, insertMessage, type ConversationRow } from '../queries.ts';
@@ -42,11 +43,11 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * message and the overview counters that include it, in one transaction. A full limit throws its
  * 429 from the limiter (shared infrastructure below the feature), which rolls all of it back.
  *
- * The limits are charged, and the counters bumped, after the inserts: every creation updates the
- * same global rows, and on PostgreSQL a row stays locked from its update to the commit, so the
- * creations queue on them for as short a time as possible (one round trip and the commit, not four;
- * about 350 → 460-620 creations a second on one instance, one source). A look at the limits comes first, so that a
- * client past its limit is refused without writing anything.
+ * A look at the limits comes first, so that a client past its limit is refused without writing
+ * anything. Then the writes go to the store together (on PostgreSQL in one round trip), the limits
+ * charged and the counters bumped after the inserts: every creation updates the same global rows,
+ * and on PostgreSQL a row stays locked from its update to the commit, so the creations queue on them
+ * for as short a time as possible.
  */
 export const createConversation: Command<NewConversation, CreatedConversation> = async (trx, input) => {
   await input.limiter.ensureAvailableAll(trx, charges(input.source));
@@ -68,15 +69,23 @@ export const createConversation: Command<NewConversation, CreatedConversation> =
     last_message_preview: previewOf(input.message),
     last_message_role: 'visitor',
   };
-  await insertConversation.execute(trx, conversation);
-  await insertMessage.execute(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now });
-  await input.limiter.consumeAll(trx, charges(input.source));
-  await bumpCounters(trx, {
-    [counterName.conversations]: 1,
-    [counterName.status('open')]: 1,
-    [counterName.unreadThreads]: 1,
-    [counterName.label(INITIAL_REVIEW_LABEL)]: 1,
-  });
-  await bumpInvitationCount(trx, input.invitationId, 1);
+  const charge = input.limiter.charge(trx, charges(input.source));
+  const inserts = [
+    insertConversation.compile(trx, conversation),
+    insertMessage.compile(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now }),
+  ];
+  const bumps = [
+    counterBump(trx, {
+      [counterName.conversations]: 1,
+      [counterName.status('open')]: 1,
+      [counterName.unreadThreads]: 1,
+      [counterName.label(INITIAL_REVIEW_LABEL)]: 1,
+    }),
+    invitationCountBump(trx, input.invitationId, 1),
+  ].filter((bump) => bump !== undefined);
+  const settled = await executeTogether(trx, [...inserts, ...(charge ? [charge.statement] : []), ...bumps]);
+  // The first failure stands: on PostgreSQL every statement after it fails as well.
+  const rows = settled.map((one) => rowsOf<{ bucket: string }>(one));
+  charge?.settle(rows[inserts.length]!);
   return { kind: 'written', conversation, alert: { kind: 'new', thread: conversationThread(conversation.id), source: input.source } };
 };

@@ -18,13 +18,14 @@ beforeEach(async () => {
   await t.store.db.deleteFrom('limit_counters').execute();
 });
 
-/** The transaction, with the SQL of every statement its commands run through it recorded in order. */
+/** The transaction, with the SQL of every statement its commands send through it recorded in order. */
 function recording(trx: Kysely<Database>, statements: string[]): Kysely<Database> {
   return new Proxy(trx, {
     get(target, property) {
       if (property === 'executeQuery') {
-        return (query: { sql: string }) => {
-          statements.push(query.sql.trim().toLowerCase());
+        return (query: { sql: string; statements?: { sql: string }[] }) => {
+          // Statements sent together (executeTogether) travel as one query: each is recorded.
+          for (const statement of query.statements ?? [query]) statements.push(statement.sql.trim().toLowerCase());
           return target.executeQuery(query as never);
         };
       }
@@ -100,5 +101,31 @@ describe('where the writes charge their limits', () => {
     expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(await countRows(t, 'messages')).toBe(messages);
     expect(await t.store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
+  });
+
+  it('a message with no slot is refused as missing, closed or full, and writes nothing', async () => {
+    const limits = limiterWith(10);
+    const created = firstContact(limits);
+    let conversationId = '';
+    await statementsOf(async (trx) => {
+      conversationId = (await createConversation(trx, created)).conversation.id;
+    });
+    const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now: created.now });
+    const outcome = async (id: string, cap?: number) => {
+      let kind: string | undefined;
+      const run = await statementsOf(async (trx) => {
+        kind = (await appendMessage(trx, message(id, cap))).kind;
+        throw new Error('roll back, as writeIdempotently does on a refusal');
+      });
+      expect((run.error as Error).message).toBe('roll back, as writeIdempotently does on a refusal');
+      return kind;
+    };
+    const messages = await countRows(t, 'messages');
+    expect(await outcome('01900000-0000-7000-8000-00000000abcd')).toBe('missing');
+    expect(await outcome(conversationId, 1)).toBe('full');
+    await t.store.db.updateTable('conversations').set({ status: 'closed' }).where('id', '=', conversationId).execute();
+    expect(await outcome(conversationId)).toBe('closed');
+    expect(await countRows(t, 'messages')).toBe(messages);
+    expect(await t.store.db.selectFrom('limit_counters').select('bucket').where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute()).toEqual([]);
   });
 });
