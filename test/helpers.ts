@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { AlertKind, Alerts } from '../src/alerts/alerts.ts';
 import { buildApp } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
@@ -74,6 +74,22 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One app for every test of the file that calls it (at its top level), its limit counters emptied
+ * before each test; returns the app's getter.
+ */
+export function sharedAppWithFreshLimits(): () => TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app?.close());
+  beforeEach(async () => {
+    await app!.store.db.deleteFrom('limit_counters').execute();
+  });
+  return () => app!;
 }
 
 export function bearer(token: string): Record<string, string> {

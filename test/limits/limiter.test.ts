@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { LimitName, LimitWindow } from '../../src/config.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { Limiter, type Charge } from '../../src/limits/limiter.ts';
 import type { Database } from '../../src/store/schema.ts';
-import { startApp, type TestApp } from '../helpers.ts';
+import { sharedAppWithFreshLimits } from '../helpers.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -13,22 +13,15 @@ const HOUR = 60 * MINUTE;
 /** Midnight UTC: the start of every minute, hour and day window. */
 const START = Date.UTC(2026, 0, 1);
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startApp();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await t.store.db.deleteFrom('limit_counters').execute();
-});
+const app = sharedAppWithFreshLimits();
 
 function limiterWith(name: LimitName, windows: LimitWindow[], clock = new ManualClock(START)) {
-  return { limiter: new Limiter({ ...t.config.limits, [name]: windows }, clock), clock };
+  return { limiter: new Limiter({ ...app().config.limits, [name]: windows }, clock), clock };
 }
 
 /** One charge in a transaction of its own, as a limited request makes it. */
 function charge(limiter: Limiter, name: LimitName, key: string): Promise<void> {
-  return t.store.db.transaction().execute((trx) => limiter.consume(trx, name, key));
+  return app().store.db.transaction().execute((trx) => limiter.consume(trx, name, key));
 }
 
 async function refusal(attempt: Promise<unknown>): Promise<ApiError> {
@@ -40,7 +33,7 @@ async function refusal(attempt: Promise<unknown>): Promise<ApiError> {
   return error as ApiError;
 }
 
-const counters = () => t.store.db.selectFrom('limit_counters').select(['bucket', 'count', 'expires_at']).orderBy('bucket').execute();
+const counters = () => app().store.db.selectFrom('limit_counters').select(['bucket', 'count', 'expires_at']).orderBy('bucket').execute();
 
 describe('the limiter', () => {
   it('counts fixed windows aligned to their length, each key on its own, and refuses past any full window', async () => {
@@ -86,7 +79,7 @@ describe('the limiter', () => {
     clock.advance(1_400);
     expect((await refusal(charge(limiter, 'CONVERSATION_GLOBAL', 'all'))).options.retryAfterSeconds).toBe(1);
 
-    const atCapacity = await refusal(t.store.db.transaction().execute((trx) => limiter.consume(trx, 'CONVERSATION_GLOBAL', 'all', 'inbox_at_capacity')));
+    const atCapacity = await refusal(app().store.db.transaction().execute((trx) => limiter.consume(trx, 'CONVERSATION_GLOBAL', 'all', 'inbox_at_capacity')));
     expect(atCapacity).toMatchObject({ status: 429, code: 'inbox_at_capacity' });
     expect(atCapacity.options.retryAfterSeconds).toBe(1);
   });
@@ -105,7 +98,7 @@ describe('the limiter', () => {
     ]);
 
     const { limiter: roomy } = limiterWith('JOIN_AGENT', [{ count: 5, seconds: 60 }]);
-    const failure = t.store.db.transaction().execute(async (trx) => {
+    const failure = app().store.db.transaction().execute(async (trx) => {
       await roomy.consume(trx, 'JOIN_AGENT', 'agent');
       throw new Error('the limited work failed');
     });
@@ -115,9 +108,9 @@ describe('the limiter', () => {
 
   it('charges several limits in one statement, each bucket against its own limit, the first full one answering', async () => {
     const clock = new ManualClock(START);
-    const limiter = new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: 2, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 3, seconds: 3600 }] }, clock);
+    const limiter = new Limiter({ ...app().config.limits, CONVERSATION_SOURCE: [{ count: 2, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 3, seconds: 3600 }] }, clock);
     const create = (source: string) =>
-      t.store.db.transaction().execute((trx) =>
+      app().store.db.transaction().execute((trx) =>
         limiter.consumeAll(trx, [
           ['CONVERSATION_SOURCE', source],
           ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
@@ -149,11 +142,11 @@ describe('the limiter', () => {
   it('looks without charging: ensureAvailable refuses only once a window is full', async () => {
     const { limiter } = limiterWith('BRIDGE_AGENT', [{ count: 1, seconds: 3600 }]);
     const look = (db: Kysely<Database>) => limiter.ensureAvailable(db, 'BRIDGE_AGENT', 'agent');
-    await look(t.store.db);
-    await look(t.store.db);
+    await look(app().store.db);
+    await look(app().store.db);
     expect(await counters()).toEqual([]);
     await charge(limiter, 'BRIDGE_AGENT', 'agent');
-    const refused = await refusal(look(t.store.db));
+    const refused = await refusal(look(app().store.db));
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(refused.options.retryAfterSeconds).toBe(3600);
     expect((await counters()).map((row) => row.count)).toEqual([1]);
@@ -161,12 +154,12 @@ describe('the limiter', () => {
 
   it('looks at several limits in one read: the first full window in the order given answers, in its code', async () => {
     const clock = new ManualClock(START);
-    const limiter = new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: 1, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 2, seconds: 600 }] }, clock);
+    const limiter = new Limiter({ ...app().config.limits, CONVERSATION_SOURCE: [{ count: 1, seconds: 3600 }], CONVERSATION_GLOBAL: [{ count: 2, seconds: 600 }] }, clock);
     const charges: Charge[] = [
       ['CONVERSATION_SOURCE', 'a'],
       ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
     ];
-    const look = () => limiter.ensureAvailableAll(t.store.db, charges);
+    const look = () => limiter.ensureAvailableAll(app().store.db, charges);
     await look();
     expect(await counters()).toEqual([]);
     await charge(limiter, 'CONVERSATION_GLOBAL', 'global');
@@ -190,12 +183,12 @@ describe('the limiter', () => {
     clock.advance(MINUTE);
     await charge(limiter, 'PEER_REGISTRATION_SOURCE', 'source');
     // The first minute window ended exactly now; the second minute window and the hour are current.
-    expect(await limiter.removeExpired(t.store.db)).toBe(1);
+    expect(await limiter.removeExpired(app().store.db)).toBe(1);
     expect((await counters()).map((row) => row.expires_at)).toEqual([START + HOUR, START + 2 * MINUTE]);
-    expect(await limiter.removeExpired(t.store.db)).toBe(0);
+    expect(await limiter.removeExpired(app().store.db)).toBe(0);
 
     clock.advance(HOUR);
-    expect(await limiter.removeExpired(t.store.db)).toBe(2);
+    expect(await limiter.removeExpired(app().store.db)).toBe(2);
     expect(await counters()).toEqual([]);
   });
 });

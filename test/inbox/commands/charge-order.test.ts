@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.ts';
 import { ApiError } from '../../../src/http/errors.ts';
 import { appendMessage } from '../../../src/inbox/commands/append-message.ts';
@@ -7,16 +7,9 @@ import { createConversation, type NewConversation } from '../../../src/inbox/com
 import { Limiter } from '../../../src/limits/limiter.ts';
 import type { Database } from '../../../src/store/schema.ts';
 import { hashToken, newToken } from '../../../src/tokens.ts';
-import { countRows, startApp, type TestApp } from '../../helpers.ts';
+import { countRows, sharedAppWithFreshLimits } from '../../helpers.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startApp();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await t.store.db.deleteFrom('limit_counters').execute();
-});
+const app = sharedAppWithFreshLimits();
 
 /** The transaction, with the SQL of every statement its commands send through it recorded in order. */
 function recording(trx: Kysely<Database>, statements: string[]): Kysely<Database> {
@@ -39,7 +32,7 @@ function recording(trx: Kysely<Database>, statements: string[]): Kysely<Database
 async function statementsOf(run: (trx: Kysely<Database>) => Promise<unknown>): Promise<{ statements: string[]; error?: unknown }> {
   const statements: string[] = [];
   try {
-    await t.store.db.transaction().execute((trx) => run(recording(trx, statements)));
+    await app().store.db.transaction().execute((trx) => run(recording(trx, statements)));
     return { statements };
   } catch (error) {
     return { statements, error };
@@ -48,7 +41,7 @@ async function statementsOf(run: (trx: Kysely<Database>) => Promise<unknown>): P
 
 /** The limits of the app, with a first contact's per-source limit at `source` and one follow-up a source. */
 const limiterWith = (source: number) =>
-  new Limiter({ ...t.config.limits, CONVERSATION_SOURCE: [{ count: source, seconds: 3600 }], FOLLOWUP_SOURCE: [{ count: 1, seconds: 3600 }] }, new ManualClock());
+  new Limiter({ ...app().config.limits, CONVERSATION_SOURCE: [{ count: source, seconds: 3600 }], FOLLOWUP_SOURCE: [{ count: 1, seconds: 3600 }] }, new ManualClock());
 
 const firstContact = (limits: Limiter): NewConversation => ({
   tokenHash: hashToken(newToken()),
@@ -60,6 +53,13 @@ const firstContact = (limits: Limiter): NewConversation => ({
   limiter: limits,
   now: Date.UTC(2026, 0, 1),
 });
+
+/** A conversation created through the command, in a transaction of its own. */
+async function conversationOf(limits: Limiter): Promise<{ conversationId: string; now: number }> {
+  const contact = firstContact(limits);
+  const created = await app().store.db.transaction().execute((trx) => createConversation(trx, contact));
+  return { conversationId: created.conversation.id, now: contact.now };
+}
 
 const position = (statements: string[], start: string) => statements.findIndex((sql) => sql.startsWith(start));
 
@@ -73,44 +73,36 @@ describe('where the writes charge their limits', () => {
     expect(charge).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
     expect(position(accepted.statements, 'insert into "conversations"')).toBeGreaterThan(-1);
 
-    const conversations = await countRows(t, 'conversations');
+    const conversations = await countRows(app(), 'conversations');
     const refused = await statementsOf((trx) => createConversation(trx, firstContact(limits)));
     expect(refused.error).toBeInstanceOf(ApiError);
     expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(refused.statements).toHaveLength(1);
     expect(refused.statements[0]).toMatch(/^select .* from "limit_counters"/);
-    expect(await countRows(t, 'conversations')).toBe(conversations);
+    expect(await countRows(app(), 'conversations')).toBe(conversations);
   });
 
   it('a follow-up charges its limit after its message, and a refused one leaves neither the message nor the slot', async () => {
     const limits = limiterWith(10);
-    const created = firstContact(limits);
-    let conversationId = '';
-    await statementsOf(async (trx) => {
-      conversationId = (await createConversation(trx, created)).conversation.id;
-    });
-    const message = { conversationId, sender: { role: 'visitor' as const, source: 'source-a' }, body: 'More', clientMessageId: null, cap: 200, limiter: limits, now: created.now };
+    const { conversationId, now } = await conversationOf(limits);
+    const message = { conversationId, sender: { role: 'visitor' as const, source: 'source-a' }, body: 'More', clientMessageId: null, cap: 200, limiter: limits, now };
     const accepted = await statementsOf((trx) => appendMessage(trx, message));
     expect(accepted.error).toBeUndefined();
     expect(position(accepted.statements, 'insert into "limit_counters"')).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
     expect(position(accepted.statements, 'insert into "messages"')).toBeGreaterThan(-1);
 
-    const messages = await countRows(t, 'messages');
-    const before = await t.store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow();
+    const messages = await countRows(app(), 'messages');
+    const before = await app().store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow();
     const refused = await statementsOf((trx) => appendMessage(trx, message));
     expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
-    expect(await countRows(t, 'messages')).toBe(messages);
-    expect(await t.store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
+    expect(await countRows(app(), 'messages')).toBe(messages);
+    expect(await app().store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
   });
 
   it('a message with no slot is refused as missing, closed or full, and writes nothing', async () => {
     const limits = limiterWith(10);
-    const created = firstContact(limits);
-    let conversationId = '';
-    await statementsOf(async (trx) => {
-      conversationId = (await createConversation(trx, created)).conversation.id;
-    });
-    const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now: created.now });
+    const { conversationId, now } = await conversationOf(limits);
+    const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now });
     const outcome = async (id: string, cap?: number) => {
       let kind: string | undefined;
       const run = await statementsOf(async (trx) => {
@@ -120,12 +112,12 @@ describe('where the writes charge their limits', () => {
       expect((run.error as Error).message).toBe('roll back, as writeIdempotently does on a refusal');
       return kind;
     };
-    const messages = await countRows(t, 'messages');
+    const messages = await countRows(app(), 'messages');
     expect(await outcome('01900000-0000-7000-8000-00000000abcd')).toBe('missing');
     expect(await outcome(conversationId, 1)).toBe('full');
-    await t.store.db.updateTable('conversations').set({ status: 'closed' }).where('id', '=', conversationId).execute();
+    await app().store.db.updateTable('conversations').set({ status: 'closed' }).where('id', '=', conversationId).execute();
     expect(await outcome(conversationId)).toBe('closed');
-    expect(await countRows(t, 'messages')).toBe(messages);
-    expect(await t.store.db.selectFrom('limit_counters').select('bucket').where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute()).toEqual([]);
+    expect(await countRows(app(), 'messages')).toBe(messages);
+    expect(await app().store.db.selectFrom('limit_counters').select('bucket').where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute()).toEqual([]);
   });
 });
