@@ -99,7 +99,7 @@ describe('where the writes charge their limits', () => {
     expect(await app().store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
   });
 
-  it('a message with no slot is refused as missing, closed or full, and writes nothing', async () => {
+  it('a message with no slot is refused as missing, closed or full, before its limit, and writes nothing', async () => {
     const limits = limiterWith(10);
     const { conversationId, now } = await conversationOf(limits);
     const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now });
@@ -112,12 +112,16 @@ describe('where the writes charge their limits', () => {
       expect((run.error as Error).message).toBe('roll back, as writeIdempotently does on a refusal');
       return kind;
     };
+    // The source's one follow-up is spent: the slot still answers first, not the 429.
+    await app().store.db.transaction().execute((trx) => appendMessage(trx, message(conversationId)));
+    const spent = await app().store.db.selectFrom('limit_counters').select(['bucket', 'count']).where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute();
+    expect(spent.map((row) => row.count)).toEqual([1]);
     const messages = await countRows(app(), 'messages');
     expect(await outcome('01900000-0000-7000-8000-00000000abcd')).toBe('missing');
-    expect(await outcome(conversationId, 1)).toBe('full');
+    expect(await outcome(conversationId, 2)).toBe('full');
     await app().store.db.updateTable('conversations').set({ status: 'closed' }).where('id', '=', conversationId).execute();
     expect(await outcome(conversationId)).toBe('closed');
     expect(await countRows(app(), 'messages')).toBe(messages);
-    expect(await app().store.db.selectFrom('limit_counters').select('bucket').where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute()).toEqual([]);
+    expect(await app().store.db.selectFrom('limit_counters').select(['bucket', 'count']).where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute()).toEqual(spent);
   });
 });
