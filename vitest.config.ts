@@ -24,6 +24,7 @@ const STORE_INDEPENDENT = [
   'test/config/**',
   'test/cli/**',
   'test/tokens.test.ts',
+  'test/live/event-ring.test.ts',
   'test/http/transport.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',

@@ -38,6 +38,8 @@ const KEEP_MS = 10 * 60_000;
 const KEEP_AT_LEAST = 1_000;
 const KEEP_AT_MOST = 10_000;
 
+type Kept = { event: LiveEvent; at: number; sequence: number };
+
 /**
  * The recent events of this process, in order. Ids are `<epoch>-<sequence>`: the epoch is new each
  * start, so an id from before a restart is recognised as such.
@@ -45,7 +47,10 @@ const KEEP_AT_MOST = 10_000;
 export class EventRing {
   private readonly epoch = randomBytes(4).toString('hex');
   private sequence = 0;
-  private readonly kept: Array<LiveEvent & { at: number }> = [];
+  // Every write records an event, so dropping the oldest must not move the 10,000 kept (as
+  // Array.shift does): the oldest kept is at `first`, and the array is cut once that much is dropped.
+  private kept: Kept[] = [];
+  private first = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -53,9 +58,17 @@ export class EventRing {
     const at = this.clock.now();
     this.sequence += 1;
     const event = { ...change, id: `${this.epoch}-${this.sequence}`, time: isoTime(at) };
-    this.kept.push({ ...event, at });
-    while (this.kept.length > KEEP_AT_MOST || (this.kept.length > KEEP_AT_LEAST && this.kept[0]!.at < at - KEEP_MS)) this.kept.shift();
+    this.kept.push({ event, at, sequence: this.sequence });
+    while (this.size > KEEP_AT_MOST || (this.size > KEEP_AT_LEAST && this.kept[this.first]!.at < at - KEEP_MS)) this.first += 1;
+    if (this.first >= KEEP_AT_MOST) {
+      this.kept = this.kept.slice(this.first);
+      this.first = 0;
+    }
     return event;
+  }
+
+  private get size(): number {
+    return this.kept.length - this.first;
   }
 
   /**
@@ -65,8 +78,9 @@ export class EventRing {
   after(lastEventId: string): LiveEvent[] {
     const [epoch, sequence] = lastEventId.split('-');
     const since = epoch === this.epoch && /^\d+$/.test(sequence ?? '') ? Number(sequence) : 0;
-    const oldest = this.kept[0] ? Number(this.kept[0].id.split('-')[1]) : this.sequence + 1;
-    const from = since + 1 >= oldest ? since : 0;
-    return this.kept.filter((event) => Number(event.id.split('-')[1]) > from).map(({ at: _at, ...event }) => event);
+    const oldest = this.kept[this.first]?.sequence ?? this.sequence + 1;
+    // Kept sequences are consecutive, so the first one after `since` is found by its distance.
+    const skip = since + 1 >= oldest ? Math.min(since - oldest + 1, this.size) : 0;
+    return this.kept.slice(this.first + skip).map(({ event }) => event);
   }
 }
