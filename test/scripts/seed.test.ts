@@ -72,6 +72,15 @@ describe('scripts/seed.ts', () => {
     expect((await overview()).totals.unread_threads).toBe(unreadThreads - 1);
   });
 
+  it('leaves every seeded conversation findable by the operator search at once', async () => {
+    await seedStore(t.store, { count: 300, now: t.clock.now() });
+    const first = await t.store.db.selectFrom('messages').select('conversation_id').where('body', 'like', 'Seeded message 1 of conversation 123.%').executeTakeFirstOrThrow();
+    const response = await t.inject({ method: 'GET', url: '/api/admin/conversations?q=conversation%20123', headers: adminHeaders() });
+    expect(response.statusCode).toBe(200);
+    const found = json<{ conversations: { id: string }[] }>(response).conversations.map((row) => row.id);
+    expect(found).toEqual([first.conversation_id]);
+  });
+
   it('gives every conversation counts, unread marks and times that match its messages', async () => {
     await seedStore(t.store, { count: 500, now: t.clock.now() });
     const mismatched = await t.store.db
