@@ -8,19 +8,23 @@ const MAX_CACHED_BYTES = 32 * 1024 * 1024;
  * revision, an ETag, a store version and the query), so an entry never goes stale: a change makes a
  * new key, and the old entry ages out. Each instance keeps its own; keys come from the shared store,
  * so instances agree. Bounded by count and by bytes.
+ *
+ * JSON bodies are kept encoded (`BodyCache<Buffer>`): sent as a string, every answer encoded it to
+ * UTF-8 again and measured its byte length for Content-Length, about 15 % of the CPU of a cached
+ * operator page of 100 conversations.
  */
-export class BodyCache {
-  readonly #bodies = new LRUCache<string, string>({
+export class BodyCache<Body extends string | Buffer = string> {
+  readonly #bodies = new LRUCache<string, Body>({
     max: MAX_ENTRIES,
     maxSize: MAX_CACHED_BYTES,
-    sizeCalculation: (body) => body.length * 2 + 64,
+    sizeCalculation: (body) => (typeof body === 'string' ? body.length * 2 : body.length) + 64,
   });
 
-  get(key: string): string | undefined {
+  get(key: string): Body | undefined {
     return this.#bodies.get(key);
   }
 
-  set(key: string, body: string): void {
+  set(key: string, body: Body): void {
     this.#bodies.set(key, body);
   }
 }

@@ -20,7 +20,7 @@ export function sendNotModified(reply: FastifyReply, etag: string): FastifyReply
 }
 
 /** A JSON body serialized already (reply.serialize), under `etag`; 304 without it when If-None-Match names the tag. */
-export function sendTagged(request: FastifyRequest, reply: FastifyReply, etag: string, body: string): FastifyReply {
+export function sendTagged(request: FastifyRequest, reply: FastifyReply, etag: string, body: string | Buffer): FastifyReply {
   if (etagMatches(request.headers['if-none-match'], etag)) return sendNotModified(reply, etag);
   return reply.header('ETag', etag).type('application/json; charset=utf-8').send(body);
 }

@@ -127,7 +127,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
   const { store, config, live } = app.services;
   const moderator = config.forumModeratorName;
   // Serialized pages under their ETag: every visible change moves the tag in the transaction that makes it.
-  const pageCache = new BodyCache();
+  const pageCache = new BodyCache<Buffer>();
   app.get(
     '/api/forum/topics/:topic_id',
     {
@@ -170,7 +170,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
 
       const snapshot = await readTopicSnapshot(store.db, topicId, page.before);
       if (!snapshot) throw new ApiError('topic_not_found');
-      const body = reply.serialize(presentTopicPage(snapshot, page)) as string;
+      const body = Buffer.from(reply.serialize(presentTopicPage(snapshot, page)) as string);
       const snapshotTag = topicPageTag(snapshot.topic, page);
       pageCache.set(snapshotTag, body);
       return sendTagged(request, reply, snapshotTag, body);

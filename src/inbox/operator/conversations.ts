@@ -46,7 +46,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Published after the commit: the event stream, the webhooks, and the visitor's reads held on the conversation (?wait=).
   const updated = (conversationId: string, changed: boolean): Change[] => (changed ? [{ type: 'conversation.updated', conversation_id: conversationId }] : []);
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
-  const listCache = new BodyCache();
+  const listCache = new BodyCache<Buffer>();
 
   app.get(
     '/api/admin/conversations',
@@ -78,7 +78,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         after,
         limit,
       });
-      const body = reply.serialize(presentList(page, next)) as string;
+      const body = Buffer.from(reply.serialize(presentList(page, next)) as string);
       listCache.set(key, body);
       return reply.send(body);
     },

@@ -57,7 +57,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
-  const readCache = new BodyCache();
+  const readCache = new BodyCache<Buffer>();
   // After the commit, and after the response: an alert never delays or fails the request.
   const notify = (alert: AlertEvent | undefined) => {
     if (alert) setImmediate(() => alerts.notify(alert));
@@ -134,7 +134,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
         ({ conversation, messages } = seen);
       }
-      const body = reply.serialize(presentVisitorConversation(conversation, messages)) as string;
+      const body = Buffer.from(reply.serialize(presentVisitorConversation(conversation, messages)) as string);
       readCache.set(`${conversation.id}:${conversation.revision}`, body);
       return reply.header('ETag', etag(conversation)).send(body);
     },

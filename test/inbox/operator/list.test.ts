@@ -21,6 +21,19 @@ describe('operator list', () => {
     return created;
   }
 
+  it('answers an unchanged list again from its cache with the same bytes, JSON type and length', async () => {
+    await createMany(2, (index) => ({ message: `m${index}`, name: `Agent ${index} — naïve 😀` }));
+    const first = await admin(t, 'GET', '/api/admin/conversations');
+    const again = await admin(t, 'GET', '/api/admin/conversations');
+    for (const response of [first, again]) {
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
+    }
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(json<{ conversations: { name: string }[] }>(again).conversations.map((item) => item.name)).toEqual(['Agent 1 — naïve 😀', 'Agent 0 — naïve 😀']);
+  });
+
   it('lists newest updated first with every item field and unread counts', async () => {
     const [older, newer] = await createMany(2, (index) => ({ message: `m${index}`, name: `Agent ${index}`, ...(index === 0 ? { invitation_id: 'inv' } : {}) }));
     await t.inject({ method: 'POST', url: `/api/conversations/${older!.conversation_id}/messages`, headers: bearer(older!.access_token), payload: { message: 'again' } });
