@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { LRUCache } from 'lru-cache';
 
 const MAX_ENTRIES = 2_000;
@@ -27,4 +28,9 @@ export class BodyCache<Body extends string | Buffer = string> {
   set(key: string, body: Body): void {
     this.#bodies.set(key, body);
   }
+}
+
+/** A response body serialized by the route's response schema and encoded once, for a `BodyCache<Buffer>`. */
+export function encodedBody(reply: FastifyReply, payload: unknown): Buffer {
+  return Buffer.from(reply.serialize(payload) as string);
 }

@@ -26,7 +26,7 @@ import {
 } from './schemas.ts';
 import { normaliseListQuery } from './list-query.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
-import { BodyCache } from '../../http/body-cache.ts';
+import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 
 /*
  * Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a
@@ -170,7 +170,7 @@ export const topicPageRoute: RouteDefinition = (app) => {
 
       const snapshot = await readTopicSnapshot(store.db, topicId, page.before);
       if (!snapshot) throw new ApiError('topic_not_found');
-      const body = Buffer.from(reply.serialize(presentTopicPage(snapshot, page)) as string);
+      const body = encodedBody(reply, presentTopicPage(snapshot, page));
       const snapshotTag = topicPageTag(snapshot.topic, page);
       pageCache.set(snapshotTag, body);
       return sendTagged(request, reply, snapshotTag, body);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { BodyCache } from '../../http/body-cache.ts';
+import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
@@ -78,7 +78,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         after,
         limit,
       });
-      const body = Buffer.from(reply.serialize(presentList(page, next)) as string);
+      const body = encodedBody(reply, presentList(page, next));
       listCache.set(key, body);
       return reply.send(body);
     },

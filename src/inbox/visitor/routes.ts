@@ -6,7 +6,7 @@ import { etagMatches, sendNotModified } from '../../http/etag.ts';
 import { ConditionalHeaders, CONVERSATION_BEARER, MessageBody, messageInput, WaitQuery } from '../../http/schemas.ts';
 import { conversationKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
-import { BodyCache } from '../../http/body-cache.ts';
+import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { runCommand } from '../../store/commands.ts';
 import { writeIdempotently, type IdempotentCommand } from '../../store/idempotent.ts';
@@ -134,7 +134,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
         ({ conversation, messages } = seen);
       }
-      const body = Buffer.from(reply.serialize(presentVisitorConversation(conversation, messages)) as string);
+      const body = encodedBody(reply, presentVisitorConversation(conversation, messages));
       readCache.set(`${conversation.id}:${conversation.revision}`, body);
       return reply.header('ETag', etag(conversation)).send(body);
     },
