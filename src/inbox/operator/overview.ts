@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { encodedBody } from '../../http/body-cache.ts';
 import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { presentOverview, presentReviewLabels } from './presenters.ts';
 import { readOverview } from './queries.ts';
@@ -7,8 +8,9 @@ import { AUTH_ERRORS, InboxOverview, OPERATOR_TAGS, ReviewLabels } from './schem
 /** The review labels the operator may set, and the inbox's aggregate counts. */
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock } = app.services;
-  // The overview under the store's change counter, until the last-24-hours count changes by itself.
-  let cached: { version: string; changesAt: number; body: string } | undefined;
+  // The overview under the store's change counter, until the last-24-hours count changes by itself;
+  // kept encoded, as the other cached JSON bodies are (see BodyCache).
+  let cached: { version: string; changesAt: number; body: Buffer } | undefined;
 
   app.get(
     '/api/admin/review-labels',
@@ -40,7 +42,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = clock.now();
       if (cached?.version === version && now < cached.changesAt) return reply.send(cached.body);
       const counts = await readOverview(store.db, now);
-      cached = { version, changesAt: counts.changesAt, body: reply.serialize(presentOverview(counts)) as string };
+      cached = { version, changesAt: counts.changesAt, body: encodedBody(reply, presentOverview(counts)) };
       return reply.send(cached.body);
     },
   );

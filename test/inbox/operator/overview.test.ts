@@ -52,6 +52,19 @@ describe('operator overview', () => {
     expect(json<Overview>(response).invitation_ids).toEqual([{ id: 'promo-7', count: 1 }]);
   });
 
+  it('answers an unchanged overview again from its cache with the same bytes, JSON type and length', async () => {
+    await createConversation(t, { message: 'first', invitation_id: 'promo-7' });
+    const first = await admin(t, 'GET', '/api/admin/overview');
+    const again = await admin(t, 'GET', '/api/admin/overview');
+    for (const response of [first, again]) {
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
+    }
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(json<Overview>(again).invitation_ids).toEqual([{ id: 'promo-7', count: 1 }]);
+  });
+
   it('counts new conversations of the last 24 hours only', async () => {
     await createConversation(t, { message: 'old' });
     t.clock.advance(23 * HOUR);
