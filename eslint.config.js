@@ -2,7 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'web/dist/', 'coverage/'] },
+  // bench/.cache holds the benchmark's own builds and seeded stores (see bench/.gitignore).
+  { ignores: ['node_modules/', 'data/', 'dist/', 'web/dist/', 'coverage/', 'bench/.cache/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

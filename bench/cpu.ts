@@ -1,7 +1,10 @@
 /**
  * CPU time of the servers under test, read from Linux's /proc: the sum over a process's threads of
  * /proc/<pid>/task/<tid>/schedstat (nanoseconds on a CPU), or, where the kernel keeps no schedstat,
- * utime + stime of /proc/<pid>/stat in clock ticks. Elsewhere there is no reading (null).
+ * utime + stime of /proc/<pid>/stat in clock ticks. Elsewhere there is no reading (null). The
+ * event-loop thread (the task whose id is the pid) is also read on its own: a rate limited by that
+ * thread's CPU shows it busy nearly all the time, a rate limited by waiting (a sync, a round trip)
+ * does not.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -38,9 +41,9 @@ function clockTicksPerSecond(): number {
   }
 }
 
-function schedstatMicros(pid: number): number {
+function schedstatMicros(pid: number, tasks: string[] = readdirSync(`/proc/${pid}/task`)): number {
   let nanoseconds = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
+  for (const task of tasks) {
     try {
       nanoseconds += parseSchedstat(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8'));
     } catch (error) {
@@ -70,20 +73,25 @@ export interface CpuReader {
   source: CpuSource | null;
   /** Microseconds of CPU the processes have used since they started; null when /proc is not there. */
   micros(pids: number[]): number | null;
+  /** The same, of each process's event-loop thread only. */
+  eventLoopMicros(pids: number[]): number | null;
 }
 
 /** Reads what this machine offers; a source can be forced (tests read both). */
 export function cpuReader(source: CpuSource | null = detectSource()): CpuReader {
   const ticks = source === 'stat' ? clockTicksPerSecond() : 0;
+  const read = (pids: number[], eventLoopOnly: boolean) => {
+    if (source === null) return null;
+    let total = 0;
+    for (const pid of pids) {
+      if (source === 'schedstat') total += schedstatMicros(pid, eventLoopOnly ? [String(pid)] : undefined);
+      else total += (parseStatTicks(readFileSync(eventLoopOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')) * 1e6) / ticks;
+    }
+    return total;
+  };
   return {
     source,
-    micros(pids) {
-      if (source === null) return null;
-      let total = 0;
-      for (const pid of pids) {
-        total += source === 'schedstat' ? schedstatMicros(pid) : (parseStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8')) * 1e6) / ticks;
-      }
-      return total;
-    },
+    micros: (pids) => read(pids, false),
+    eventLoopMicros: (pids) => read(pids, true),
   };
 }

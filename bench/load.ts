@@ -44,6 +44,8 @@ interface Window {
   statusCounts: Record<string, number>;
   /** Server CPU time during the window divided by the answers in it; null where /proc cannot tell. */
   cpuUsPerRequest: number | null;
+  /** The share of the window the servers' event-loop threads were on a CPU (their mean, 0 to 1); null where /proc cannot tell. */
+  eventLoopBusy: number | null;
 }
 
 export interface HalfRateWindow extends Window {
@@ -97,13 +99,19 @@ function addCounts(into: Record<string, number>, counts: Record<string, number>)
   return into;
 }
 
-/** Runs `load` while reading the servers' CPU time just before and just after it. */
-async function withCpu<T>(cpu: CpuReader, servers: LoadedServer[], load: () => Promise<T>): Promise<{ value: T; cpuMicros: number | null }> {
+const spent = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);
+
+/** Runs `load` while reading the servers' CPU time, all of it and their event loops', just before and just after it. */
+async function withCpu<T>(cpu: CpuReader, servers: LoadedServer[], load: () => Promise<T>): Promise<{ value: T; cpuMicros: number | null; eventLoopBusy: number | null }> {
   const pids = servers.map((server) => server.pid);
   const before = cpu.micros(pids);
+  const loopBefore = cpu.eventLoopMicros(pids);
+  const startedAt = performance.now();
   const value = await load();
-  const after = cpu.micros(pids);
-  return { value, cpuMicros: before === null || after === null ? null : after - before };
+  const elapsedMicros = (performance.now() - startedAt) * 1000;
+  const loopMicros = spent(loopBefore, cpu.eventLoopMicros(pids));
+  const cpuMicros = spent(before, cpu.micros(pids));
+  return { value, cpuMicros, eventLoopBusy: loopMicros === null ? null : loopMicros / (elapsedMicros * pids.length) };
 }
 
 const perRequest = (cpuMicros: number | null, total: number) => (cpuMicros === null || total === 0 ? null : cpuMicros / total);
@@ -112,7 +120,7 @@ const perRequest = (cpuMicros: number | null, total: number) => (cpuMicros === n
 async function peak(servers: LoadedServer[], endpoint: Endpoint, settings: LoadSettings, cpu: CpuReader): Promise<Window> {
   const connections = Math.max(1, Math.floor(settings.connections / servers.length));
   if (settings.warmup > 0) await Promise.all(servers.map((server) => run(server.url, endpoint, connections, settings.warmup)));
-  const { value: parts, cpuMicros } = await withCpu(cpu, servers, () =>
+  const { value: parts, cpuMicros, eventLoopBusy } = await withCpu(cpu, servers, () =>
     Promise.all(servers.map((server) => run(server.url, endpoint, connections, settings.duration))),
   );
   const statusCounts: Record<string, number> = {};
@@ -129,6 +137,7 @@ async function peak(servers: LoadedServer[], endpoint: Endpoint, settings: LoadS
     seconds: Math.max(...parts.map((part) => part.duration)),
     statusCounts,
     cpuUsPerRequest: perRequest(cpuMicros, total),
+    eventLoopBusy,
   };
 }
 
@@ -137,7 +146,7 @@ async function paced(servers: LoadedServer[], endpoint: Endpoint, settings: Load
   const connections = Math.max(1, Math.floor(settings.connections / servers.length));
   const share = rate / servers.length;
   await Promise.all(servers.map((server) => pacedRun(server.url, endpoint, { rate: share, seconds: HALF_RATE_WARMUP_S, connections })));
-  const { value: parts, cpuMicros } = await withCpu(cpu, servers, () =>
+  const { value: parts, cpuMicros, eventLoopBusy } = await withCpu(cpu, servers, () =>
     Promise.all(servers.map((server) => pacedRun(server.url, endpoint, { rate: share, seconds: settings.duration, connections }))),
   );
   const latencies = parts.flatMap((part) => part.latenciesMs).sort((a, b) => a - b);
@@ -157,6 +166,7 @@ async function paced(servers: LoadedServer[], endpoint: Endpoint, settings: Load
     seconds: settings.duration,
     statusCounts,
     cpuUsPerRequest: perRequest(cpuMicros, total),
+    eventLoopBusy,
   };
 }
 

@@ -137,7 +137,7 @@ export function scaleVerdicts(rows: Row[], comparisons: ScaleComparison[], sizes
   return { verdicts, figures };
 }
 
-const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'p50@half ms', 'p99@half ms'];
+const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'loop busy %', 'p50@half ms', 'p99@half ms'];
 const DASH = '-';
 
 function cells(row: { measurement: Measurement; ratio: number }): string[] {
@@ -152,6 +152,7 @@ function cells(row: { measurement: Measurement; ratio: number }): string[] {
     String(measurement.errors + (half ? half.errors + half.notSent : 0)),
     row.ratio.toFixed(2),
     measurement.cpuUsPerRequest === null ? DASH : String(Math.round(measurement.cpuUsPerRequest)),
+    measurement.eventLoopBusy === null ? DASH : String(Math.round(measurement.eventLoopBusy * 100)),
     half ? half.p50Ms.toFixed(1) : DASH,
     half ? half.p99Ms.toFixed(1) : DASH,
   ];

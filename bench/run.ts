@@ -175,6 +175,7 @@ function endpointJson(row: Row) {
   const { measurement } = row;
   const half = measurement.halfRate;
   const microseconds = (value: number | null) => (value === null ? null : Math.round(value));
+  const busyShare = (value: number | null) => (value === null ? null : Number(value.toFixed(3)));
   return {
     key: measurement.key,
     label: measurement.label,
@@ -188,6 +189,7 @@ function endpointJson(row: Row) {
     status_counts: measurement.statusCounts,
     ratio_to_baseline: Number(row.ratio.toFixed(3)),
     cpu_us_per_request: microseconds(measurement.cpuUsPerRequest),
+    event_loop_busy: busyShare(measurement.eventLoopBusy),
     half_rate: half
       ? {
           target_rate: half.rate,
@@ -202,6 +204,7 @@ function endpointJson(row: Row) {
           seconds: half.seconds,
           status_counts: half.statusCounts,
           cpu_us_per_request: microseconds(half.cpuUsPerRequest),
+          event_loop_busy: busyShare(half.eventLoopBusy),
         }
       : null,
   };
@@ -338,6 +341,7 @@ async function main(): Promise<void> {
   console.log();
   console.log('non-2xx: answers outside 2xx (for the 304 row: answers other than 304); errors: connection errors, timeouts and (at half rate) requests not sent; both runs of the row.');
   console.log('CPU us/req: the server process\'s CPU time over the peak run divided by its answers. @half: open-loop load at half the peak rate.');
+  console.log('loop busy %: the share of the peak run the server\'s event-loop thread was on a CPU; near 100 the rate is bound by that thread\'s work, well below it by waiting (a sync, the load generator).');
   for (const note of notes) console.log(`Note: ${note}`);
   console.log(`Results written to ${path.relative(process.cwd(), options.output) || options.output}.`);
   for (const verdict of [...verdicts, ...(scale?.verdicts ?? [])]) console.log(verdict.line);

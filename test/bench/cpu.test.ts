@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { cpuReader, parseSchedstat, parseStatTicks } from '../../bench/cpu.ts';
 
@@ -32,5 +35,46 @@ describe('bench CPU readings from /proc', () => {
     expect(used).toBeGreaterThanOrEqual(50_000);
     // Within a quarter, plus a clock tick of 10 ms for stat's resolution.
     expect(Math.abs(after - before - used)).toBeLessThan(used * 0.25 + 10_000);
+  });
+
+  // A child that spends 200 ms of CPU on a worker thread while its event loop waits, then 200 ms
+  // on its event loop; it prints a line after each, and ends when its input closes. The worker
+  // stays: schedstat is read per living thread.
+  const CHILD = `
+    const { Worker } = require('node:worker_threads');
+    const spin = (ms) => { const start = process.cpuUsage(); const deadline = Date.now() + 5000; while (Date.now() < deadline) { const u = process.cpuUsage(start); if (u.user + u.system >= ms * 1000) break; } };
+    console.log('ready');
+    const worker = new Worker('(' + spin + ')(200); require("node:worker_threads").parentPort.postMessage("spun"); setInterval(() => {}, 1000);', { eval: true });
+    worker.once('message', () => {
+      console.log('worker done');
+      process.stdin.once('data', () => { spin(200); console.log('loop done'); });
+      process.stdin.resume();
+    });
+    process.stdin.on('end', () => process.exit(0));
+  `;
+
+  it.runIf(available.length > 0).each(available)('reads through %s the event-loop thread apart from the process\'s other threads', async (source) => {
+    const reader = cpuReader(source);
+    const child = spawn(process.execPath, ['-e', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      const readings = () => ({ all: reader.micros([child.pid!])!, loop: reader.eventLoopMicros([child.pid!])! });
+      expect((await lines.next()).value).toBe('ready');
+      const start = readings();
+      expect((await lines.next()).value).toBe('worker done');
+      const afterWorker = readings();
+      child.stdin!.write('go\n');
+      expect((await lines.next()).value).toBe('loop done');
+      const afterLoop = readings();
+      // The worker's 200 ms are the process's, not the event loop's (a 10 ms tick of slack for stat).
+      expect(afterWorker.all - start.all).toBeGreaterThanOrEqual(190_000);
+      expect(afterWorker.loop - start.loop).toBeLessThan(60_000);
+      // The event loop's own 200 ms are both.
+      expect(afterLoop.loop - afterWorker.loop).toBeGreaterThanOrEqual(190_000);
+      expect(afterLoop.loop - start.loop).toBeLessThanOrEqual(afterLoop.all - start.all);
+    } finally {
+      child.stdin!.end();
+      if (child.exitCode === null) await once(child, 'exit');
+    }
   });
 });
