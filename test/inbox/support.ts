@@ -94,6 +94,22 @@ export function admin(
   return t.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 }
 
+/**
+ * Two answers to the same admin GET, the second from the route's cache of encoded bodies: both 200
+ * JSON with a Content-Length equal to their bytes, and the same bytes.
+ */
+export async function expectCachedJsonAgain(t: TestApp, url: string): Promise<LightMyRequestResponse> {
+  const first = await admin(t, 'GET', url);
+  const again = await admin(t, 'GET', url);
+  for (const response of [first, again]) {
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
+  }
+  expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+  return again;
+}
+
 export interface ListItem {
   id: string;
   name: string;

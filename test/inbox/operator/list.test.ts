@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../../src/http/cursor.ts';
 import { listConversationsQuery, type ListFilters } from '../../../src/inbox/operator/queries.ts';
 import { bearer, createConversation, json, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
-import { admin, listAll, listPage, startRoomyApp, type ListItem } from '../support.ts';
+import { admin, expectCachedJsonAgain, listAll, listPage, startRoomyApp, type ListItem } from '../support.ts';
 
 describe('operator list', () => {
   let t: TestApp;
@@ -23,14 +23,7 @@ describe('operator list', () => {
 
   it('answers an unchanged list again from its cache with the same bytes, JSON type and length', async () => {
     await createMany(2, (index) => ({ message: `m${index}`, name: `Agent ${index} — naïve 😀` }));
-    const first = await admin(t, 'GET', '/api/admin/conversations');
-    const again = await admin(t, 'GET', '/api/admin/conversations');
-    for (const response of [first, again]) {
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
-    }
-    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    const again = await expectCachedJsonAgain(t, '/api/admin/conversations');
     expect(json<{ conversations: { name: string }[] }>(again).conversations.map((item) => item.name)).toEqual(['Agent 1 — naïve 😀', 'Agent 0 — naïve 😀']);
   });
 

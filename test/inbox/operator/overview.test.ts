@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, createConversation, json, type Created, type TestApp } from '../../helpers.ts';
-import { admin, listAll, overview, startRoomyApp, type ListItem, type Overview } from '../support.ts';
+import { admin, expectCachedJsonAgain, listAll, overview, startRoomyApp, type ListItem, type Overview } from '../support.ts';
 
 const LABELS = ['unreviewed', 'transport_test', 'authorized_agent_test', 'independent_contact_claim', 'human_contact', 'other'] as const;
 const STATUSES = ['open', 'closed', 'spam'] as const;
@@ -54,14 +54,7 @@ describe('operator overview', () => {
 
   it('answers an unchanged overview again from its cache with the same bytes, JSON type and length', async () => {
     await createConversation(t, { message: 'first', invitation_id: 'promo-7' });
-    const first = await admin(t, 'GET', '/api/admin/overview');
-    const again = await admin(t, 'GET', '/api/admin/overview');
-    for (const response of [first, again]) {
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
-    }
-    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    const again = await expectCachedJsonAgain(t, '/api/admin/overview');
     expect(json<Overview>(again).invitation_ids).toEqual([{ id: 'promo-7', count: 1 }]);
   });
 
