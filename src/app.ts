@@ -24,30 +24,14 @@ import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
-import { changeSink } from './live/publish.ts';
 import { registerEventStream } from './live/routes.ts';
 import { registerMcp } from './mcp/routes.ts';
 import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
+import type { Services } from './services.ts';
 import type { Store } from './store/database.ts';
-
-export interface Services {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  limiter: Limiter;
-  alerts: Alerts;
-  /** Changes published after their commit, for the reads held by ?wait=. */
-  live: ChangeHub;
-  version: string;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services;
-  }
-}
+import { changeSink } from './writes/changes.ts';
 
 export const VERSION = '0.1.0';
 
@@ -79,15 +63,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.decorate('services', {
+  const live = new ChangeHub(options.config.maxWaiters, clock);
+  const services: Services = {
     config: options.config,
     store: options.store,
     clock,
     limiter: new Limiter(options.config.limits, clock),
     alerts: options.alerts ?? alertsOff,
-    live: new ChangeHub(options.config.maxWaiters, clock),
+    live,
+    changes: changeSink(live, undefined),
     version: VERSION,
-  } satisfies Services);
+  };
+  app.decorate('services', services);
   // A stopping server answers its held reads now rather than at the end of their wait.
   app.addHook('preClose', async () => app.services.live.releaseAll());
   if (options.config.databaseUrl) {
@@ -102,8 +89,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRouting(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
-  // Every change a write names is published after its commit (see runCommand); with WEBHOOK_URL it is also recorded for the webhooks.
-  options.store.publishChangesTo(changeSink(app.services.live, registerWebhooks(app)));
+  // Every change a write makes is published after its commit (see perform); with WEBHOOK_URL it is also recorded for the webhooks.
+  services.changes = changeSink(live, registerWebhooks(app));
   // Bodies: trimmed, then null read as absent where the route's schema makes the property optional
   // (COMPAT R1). Query values are trimmed as bodies are (COMPAT §3.4: filters are trimmed).
   app.addHook('preValidation', (request, _reply, done) => {

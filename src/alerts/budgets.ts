@@ -2,7 +2,6 @@ import type { Clock } from '../clock.ts';
 import type { LimitName } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import { runCommand } from '../store/commands.ts';
 import type { Store } from '../store/database.ts';
 import type { ActivityKind, AlertEvent } from './alerts.ts';
 import type { DigestCounts } from './texts.ts';
@@ -56,7 +55,7 @@ export class AlertBudgets {
   private async charge(budgets: [LimitName, string][]): Promise<Refusal | undefined> {
     let tried: LimitName | undefined;
     try {
-      await runCommand(this.store, async (trx) => {
+      await this.store.write(async (trx) => {
         for (const [budget, key] of budgets) {
           tried = budget;
           await this.limiter.consume(trx, budget, key);

@@ -121,14 +121,14 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, [...SQLITE_FILE_NAMES, SECRETS_FILE_NAME, LOCK_FILE_NAME]);
   if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: chmod 700 the directory and 600 the files');
   const retention = new RetentionJob({
-    store,
+    services: app.services,
     limiter,
     clock: systemClock,
     retentionDays: config.retentionDays,
     maxSharePercent: config.retentionMaxShare,
     allowLargeDelete: config.retentionAllowLargeDelete,
     logger: log,
-    removeOldCounters: referralRetention(store, systemClock),
+    removeOldCounters: referralRetention(app.services, systemClock),
   });
   app.addHook('onClose', async () => {
     await retention.stop();

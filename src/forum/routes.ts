@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { runCommand } from '../store/commands.ts';
+import { perform } from '../writes/perform.ts';
 import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
 import { registerPeerThreads } from './peer-threads/routes.ts';
@@ -38,7 +38,7 @@ export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
   // start, so rows that are gone come back. A store that is down now must not stop the start: health reports it, and the next start seeds.
   app.addHook('onReady', async () => {
     try {
-      await runCommand(app.services.store, seedForum, app.services.clock.now());
+      await perform(app.services, seedForum, app.services.clock.now());
     } catch (error) {
       app.log.warn({ err: { message: (error as Error).message } }, 'forum seeding skipped');
     }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { defineWrite } from '../writes/write.ts';
 import { CATEGORIES, LOBBY_KEY, LOBBY_TITLE } from './categories.ts';
 import { LOBBY_TOPIC_ID } from './lobby.ts';
 import { moderatorTopic } from './topics/moderator-topic.ts';
@@ -9,7 +10,7 @@ import { moderatorTopic } from './topics/moderator-topic.ts';
  * race: every insert yields to a row that is already there, and the lobby is counted only by the
  * insert that made it. Run inside a transaction.
  */
-export async function seedForum(trx: Kysely<Database>, now: number): Promise<void> {
+async function seedCategoriesAndLobby(trx: Kysely<Database>, now: number): Promise<void> {
   await trx
     .insertInto('forum_categories')
     .values(
@@ -53,3 +54,6 @@ export async function seedForum(trx: Kysely<Database>, now: number): Promise<voi
       .execute();
   }
 }
+
+/** The forum's seeding, run at every start. */
+export const seedForum = defineWrite({ name: 'forum seeding', run: seedCategoriesAndLobby, refusals: {} });

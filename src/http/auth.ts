@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
-import { runCommand } from '../store/commands.ts';
 import { requestSource } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -32,6 +31,7 @@ export async function requireAdminOr(request: FastifyRequest, alsoAccepted: stri
   const { config, limiter, store } = request.server.services;
   const token = bearerToken(request);
   if (token !== undefined && (matches(token, config.adminToken) || matches(token, alsoAccepted))) return;
-  await runCommand(store, (trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)), undefined);
+  // Bookkeeping below the features: no change, no retry key; the limiter's 429 is thrown, so it charges nothing.
+  await store.write((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)), undefined);
   throw new ApiError('admin_token_required');
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Earlier } from '../store/idempotent.ts';
+import type { Earlier } from '../writes/write.ts';
 import { prepare } from '../store/prepared.ts';
 import type { ConversationsTable, MessagesTable } from './tables.ts';
 
@@ -70,10 +70,10 @@ export async function findEarlierConversation(
   db: Db,
   tokenHash: string,
   fingerprint: string,
-): Promise<Earlier<{ kind: 'written'; conversation: ConversationRow }> | undefined> {
+): Promise<Earlier<ConversationRow> | undefined> {
   const existing = await conversationByToken.first(db, { tokenHash });
   if (!existing) return undefined;
-  return existing.fingerprint === fingerprint ? { kind: 'same', result: { kind: 'written', conversation: existing } } : { kind: 'other' };
+  return existing.fingerprint === fingerprint ? { kind: 'same', result: existing } : { kind: 'other' };
 }
 
 /** The message an earlier write made with the same client_message_id, in the sender's own space (CONTRACT §3.3, §4.1). */

@@ -22,11 +22,6 @@ export interface Change {
   agent_id?: string;
 }
 
-declare module '../store/changes.ts' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the changes writes name are these
-  interface StoreChange extends Change {}
-}
-
 /** A change as the event stream sends it: with its id (for Last-Event-ID) and its time. */
 export interface LiveEvent extends Change {
   id: string;

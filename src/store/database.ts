@@ -2,7 +2,6 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { ChangeFeed, type ChangeSink, type ChangesOf } from './changes.ts';
 import type { Command } from './commands.ts';
 import type { Dialect } from './dialect.ts';
 import { StoreOpenError, storeFault } from './errors.ts';
@@ -25,13 +24,12 @@ export interface Store {
   /** What the store's errors have shown since it opened (a full disk, a damaged file), for the health check. */
   health: StoreHealth;
   /**
-   * Runs a write command in a transaction; resolves after the commit (use runCommand). `changes`
-   * names what its outcome changed: recorded in the same transaction and published after the commit
-   * to the sink given to publishChangesTo.
+   * Runs `command` in a transaction and resolves with its result once the transaction has committed
+   * (on SQLite: once it is on the disk). A command that throws rolls back all it did, alone: on
+   * SQLite it joins a group commit in a savepoint of its own, on PostgreSQL it has a transaction of
+   * its own. Features write through perform (src/writes/perform.ts), which runs here.
    */
-  write<Input, Outcome>(command: Command<Input, Outcome>, input: Input, changes?: ChangesOf<Outcome>): Promise<Outcome>;
-  /** Where the changes that writes name go (the app sets it once). */
-  publishChangesTo(sink: ChangeSink): void;
+  write<Input, Outcome>(command: Command<Input, Outcome>, input: Input): Promise<Outcome>;
   writes(): WriteStats;
   /** Resolves once every transaction committed so far is on the disk. */
   durable(): Promise<void>;
@@ -225,7 +223,6 @@ export function openStore(options: StoreOptions): Store {
     // after the commit, never inside it, or a reader that saw the new value before the commit would
     // cache the old data under it.
     const db = postgresDb(databaseUrl, POSTGRES_POOL, health, { statements: { beginWithFirstStatement: BEGIN, commitAfterWrite: COMMIT_AND_ADVANCE } });
-    const feed = new ChangeFeed();
     let transactions = 0;
     return {
       db,
@@ -233,18 +230,11 @@ export function openStore(options: StoreOptions): Store {
       health,
       // Each command has a transaction and a pooled connection of its own; PostgreSQL itself
       // flushes the commits of concurrent transactions together.
-      write: (command, input, changes) =>
-        feed.write(
-          async (recorded, recordedInput) => {
-            const outcome = await db.transaction().execute((trx) => recorded(trx, recordedInput));
-            transactions += 1;
-            return outcome;
-          },
-          command,
-          input,
-          changes,
-        ),
-      publishChangesTo: (sink) => feed.publishTo(sink),
+      write: async (command, input) => {
+        const outcome = await db.transaction().execute((trx) => command(trx, input));
+        transactions += 1;
+        return outcome;
+      },
       writes: () => ({ queued: 0, batches: transactions, commands: transactions }),
       // A PostgreSQL commit returns once its WAL record is flushed (synchronous_commit on).
       durable: async () => undefined,
@@ -299,13 +289,11 @@ export function openStore(options: StoreOptions): Store {
     return thisTurn;
   };
   const writer = new GroupCommit(db, options.writeQueueLimit ?? DEFAULT_WRITE_QUEUE_LIMIT, durable, (commands) => checkpointer.written(commands), flushSearchIndex);
-  const feed = new ChangeFeed();
   return {
     db,
     dialect: 'sqlite',
     health,
-    write: (command, input, changes) => feed.write((recorded, recordedInput) => writer.run(recorded, recordedInput), command, input, changes),
-    publishChangesTo: (sink) => feed.publishTo(sink),
+    write: (command, input) => writer.run(command, input),
     writes: () => writer.stats(),
     durable,
     // This process's commits, and data_version for commits by other connections to the file.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { postJson, type PostOutcome } from '../http/post-json.ts';
-import { runCommand, type Command } from '../store/commands.ts';
+import type { Command } from '../store/commands.ts';
 import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { signature } from './signature.ts';
@@ -151,7 +151,7 @@ export class WebhookDelivery {
       });
     }
     const rows = await dueRows(store.db, clock.now()).execute();
-    if (rows.length > 0) await runCommand(store, settle, await this.#attempt(rows));
+    if (rows.length > 0) await store.write(settle, await this.#attempt(rows));
     return rows.length;
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../clock.ts';
 import { OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
-import type { ChangeOutbox } from '../live/publish.ts';
+import type { ChangeOutbox } from '../writes/changes.ts';
 import { DELIVERY_RESULTS, WebhookDelivery } from './delivery.ts';
 import { outboxRecorder } from './outbox.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOBBY_KEY } from '../../src/forum/categories.ts';
 import { seedForum } from '../../src/forum/seed.ts';
-import { runCommand } from '../../src/store/commands.ts';
+import { perform } from '../../src/writes/perform.ts';
 import { moderatorTopic } from '../../src/forum/topics/moderator-topic.ts';
 import { up as moveLobby } from '../../src/store/migrations/0006_fixed_lobby.ts';
 import { migrate, migrator, openStore } from '../../src/store/database.ts';
@@ -31,7 +31,7 @@ describe('the lobby at its fixed id (CONTRACT §10 R6)', () => {
 
   it('is seeded once when starts race: the fixed id and the lobby key name one row', async () => {
     t = await startApp();
-    await Promise.all(Array.from({ length: 4 }, () => runCommand(t.store, seedForum, t.clock.now())));
+    await Promise.all(Array.from({ length: 4 }, () => perform(t.app.services, seedForum, t.clock.now())));
     const lobbies = await t.store.db.selectFrom('forum_topics').select('id').where('category', '=', 'lobby').execute();
     expect(lobbies).toEqual([{ id: LOBBY }]);
     expect(json<{ categories: { slug: string; topic_count: number }[] }>(await get(t, '/api/forum/categories')).categories.find((c) => c.slug === 'lobby')?.topic_count).toBe(1);

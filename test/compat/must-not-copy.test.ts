@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPost } from '../../src/forum/posts/queries.ts';
-import { runCommand } from '../../src/store/commands.ts';
 import { adminHeaders, bearer, expectError, hexToken, json, startApp, type TestApp } from '../helpers.ts';
 import { announcement, createThread, get, joinThread, LOBBY, post, register, type Agent, type PeerReceipt, type ThreadView } from './support.ts';
 
@@ -29,7 +28,7 @@ describe('reference bugs Parley does not copy', () => {
     expectError(await post(t, `/api/peer-threads/${thread.thread_id}/messages`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
     expectError(await post(t, `/api/forum/topics/${thread.thread_id}/replies`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
     const agentPost = { topicId: thread.thread_id, sender: { agentId: alice.agent_id, role: 'agent' as const, displayName: 'A' }, body: 'x', clientMessageId: null, now: t.clock.now() };
-    const stored = await runCommand(t.store, insertPost, agentPost);
+    const stored = await t.store.write(insertPost, agentPost);
     expect(stored).toEqual({ kind: 'read_only' });
     expect(json<ThreadView>(await get(t, `/api/peer-threads/${thread.thread_id}`, bearer(thread.thread_access_token))).thread.message_count).toBe(0);
   });

@@ -100,14 +100,14 @@ describe('referral counters', () => {
     t.clock.advance(399 * DAY);
     expect((await guide('?ref=github')).statusCode).toBe(200);
     const job = new RetentionJob({
-      store: t.store,
+      services: t.app.services,
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       retentionDays: 0,
       maxSharePercent: 100,
       allowLargeDelete: false,
       logger: { info: () => undefined, warn: () => undefined },
-      removeOldCounters: referralRetention(t.store, t.clock),
+      removeOldCounters: referralRetention(t.app.services, t.clock),
     });
     // 401 days after the first day: that day's counters are older than 400 days and go; the next day's (400 days old) stay.
     t.clock.advance(DAY);

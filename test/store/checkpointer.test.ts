@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Checkpointer, CHECKPOINT_COMMANDS } from '../../src/store/checkpointer.ts';
-import { runCommand, type Command } from '../../src/store/commands.ts';
+import type { Command } from '../../src/store/commands.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
 import { startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
@@ -27,7 +27,7 @@ describe.runIf(TEST_STORE === 'sqlite')('checkpoints on a worker thread (sqlite)
     const file = path.join(t.config.dataDir, SQLITE_FILE_NAME);
     const before = statSync(file).size;
     for (let round = 0; round < 4; round += 1) {
-      await Promise.all(Array.from({ length: CHECKPOINT_COMMANDS }, (_, index) => runCommand(t!.store, insertBucket, `${round}-${index}`)));
+      await Promise.all(Array.from({ length: CHECKPOINT_COMMANDS }, (_, index) => t!.store.write(insertBucket, `${round}-${index}`)));
     }
     await until('the database file grows as the worker checkpoints', () => statSync(file).size > before);
   });

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { appendOnce } from '../../src/inbox/append-once.ts';
-import { runCommand, type Command } from '../../src/store/commands.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { operatorReply } from '../../src/inbox/commands/append-message.ts';
+import { perform } from '../../src/writes/perform.ts';
+import type { Command } from '../../src/store/commands.ts';
 import { GroupCommit } from '../../src/store/group-commit.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
 import { bearer, createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
@@ -30,9 +31,9 @@ describe.runIf(TEST_STORE === 'sqlite')('group commit (sqlite)', () => {
     t = await startApp();
     const before = t.store.writes();
     const results = await Promise.allSettled([
-      runCommand(t.store, insertBucket('a'), undefined),
-      runCommand(t.store, insertBucket('b', 'throw'), undefined),
-      runCommand(t.store, insertBucket('c'), undefined),
+      t.store.write(insertBucket('a'), undefined),
+      t.store.write(insertBucket('b', 'throw'), undefined),
+      t.store.write(insertBucket('c'), undefined),
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'command b failed' });
@@ -48,7 +49,7 @@ describe.runIf(TEST_STORE === 'sqlite')('group commit (sqlite)', () => {
     try {
       const seenAtAcknowledgement = await Promise.all(
         ['x', 'y'].map(async (bucket) => {
-          await runCommand(t.store, insertBucket(bucket), undefined);
+          await t.store.write(insertBucket(bucket), undefined);
           return other.prepare('select count(*) as n from limit_counters where bucket = ?').get(bucket);
         }),
       );
@@ -84,14 +85,14 @@ describe.runIf(TEST_STORE === 'sqlite')('group commit (sqlite)', () => {
   it('fails the whole batch, acknowledging nothing of it, when a failure ends the transaction', async () => {
     t = await startApp();
     const results = await Promise.allSettled([
-      runCommand(t.store, insertBucket('a'), undefined),
-      runCommand(t.store, insertBucket('b', 'end-transaction'), undefined),
-      runCommand(t.store, insertBucket('c'), undefined),
+      t.store.write(insertBucket('a'), undefined),
+      t.store.write(insertBucket('b', 'end-transaction'), undefined),
+      t.store.write(insertBucket('c'), undefined),
     ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(await buckets(t)).toEqual([]);
     // The writer goes on with the next batch.
-    await runCommand(t.store, insertBucket('d'), undefined);
+    await t.store.write(insertBucket('d'), undefined);
     expect(await buckets(t)).toEqual(['d']);
   });
 
@@ -151,18 +152,18 @@ describe(`a retry's earlier result (${TEST_STORE})`, () => {
     t = await startApp();
     const created = await createConversation(t);
     const message = { conversationId: created.conversation_id, sender: { role: 'admin' } as const, body: 'Once.', clientMessageId: 'retry-0001', cap: 200, limiter: t.app.services.limiter, now: t.clock.now() };
-    expect((await appendOnce(t.store, message)).kind).toBe('written');
+    expect((await perform(t.app.services, operatorReply, message)).duplicate).toBe(false);
     let finishSync!: () => void;
-    const syncing = { ...t.store, durable: () => new Promise<void>((resolve) => (finishSync = resolve)) };
+    const syncing = { ...t.app.services, store: { ...t.store, durable: () => new Promise<void>((resolve) => (finishSync = resolve)) } };
     let answered = false;
-    const retry = appendOnce(syncing, message).then((outcome) => {
+    const retry = perform(syncing, operatorReply, message).then((outcome) => {
       answered = true;
       return outcome;
     });
-    for (let turn = 0; turn < 1_000 && finishSync === undefined; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-    expect(finishSync).toBeDefined();
+    // The retry finds the earlier message (a round trip on PostgreSQL), then waits for the sync.
+    await vi.waitFor(() => expect(finishSync).toBeDefined(), { timeout: 10_000 });
     expect(answered).toBe(false);
     finishSync();
-    expect((await retry).kind).toBe('duplicate');
+    expect((await retry).duplicate).toBe(true);
   });
 });

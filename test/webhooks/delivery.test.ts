@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
-import { runCommand } from '../../src/store/commands.ts';
 import { setStatus } from '../../src/inbox/commands/set-status.ts';
 import { outboxRecorder } from '../../src/webhooks/outbox.ts';
+import type { ChangeSink } from '../../src/writes/changes.ts';
+import { perform } from '../../src/writes/perform.ts';
 import { systemClock } from '../../src/clock.ts';
 import { adminHeaders, bearer, createConversation, startApp, type TestApp } from '../helpers.ts';
 import { freePort } from '../config/serve-process.ts';
@@ -168,17 +169,15 @@ describe('webhooks (WEBHOOK_URL)', () => {
     // A failure after the outbox row was written, inside the transaction: the change and its row roll back together.
     const record = outboxRecorder({ includeText: false, clock: app.clock, deliveryClock: systemClock });
     const published: unknown[] = [];
-    app.store.publishChangesTo({
-      record: async (trx, changes) => {
-        await record(trx, changes);
+    const changes: ChangeSink = {
+      record: async (trx, recorded) => {
+        await record(trx, recorded);
         expect(await trx.selectFrom('webhook_outbox').select('id').execute()).toHaveLength(1);
         throw new Error('failed after the outbox row');
       },
-      publish: (changes) => published.push(...changes),
-    });
-    const reopening = runCommand(app.store, setStatus, { conversationId: created.conversation_id, status: 'open', now: app.clock.now() }, () => [
-      { type: 'conversation.updated', conversation_id: created.conversation_id },
-    ]);
+      publish: (recorded) => published.push(...recorded),
+    };
+    const reopening = perform({ ...app.app.services, changes }, setStatus, { conversationId: created.conversation_id, status: 'open', now: app.clock.now() });
     await expect(reopening).rejects.toThrow('failed after the outbox row');
     expect(await outboxRows(app)).toBe(0);
     expect(published).toEqual([]);

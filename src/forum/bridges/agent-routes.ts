@@ -1,14 +1,16 @@
 import { requestSource } from '../../http/client-source.ts';
 import { digestTag, sendTagged } from '../../http/etag.ts';
-import { ConditionalHeaders, MessageBody, messageInput, THREAD_BEARER, WaitQuery } from '../../http/schemas.ts';
+import { ConditionalHeaders, MessageBody, THREAD_BEARER, WaitQuery } from '../../http/schemas.ts';
 import { bridgeKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { authorizeThread } from '../auth.ts';
-import { answerMessageWrite } from '../posts/receipt.ts';
+import { presentPostReceipt } from '../posts/presenters.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
 import { BridgeWriteResponses } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
-import { readBridgeAsAgent, writeBridgeAsAgent } from './actions.ts';
+import { agentBridgeMessage, appendBridgeMessage } from './commands/append-bridge-message.ts';
+import { readBridge } from './commands/read-bridge.ts';
 import { presentBridgeThread } from './presenters.ts';
 import { BridgeReadResponses } from './schemas.ts';
 
@@ -40,7 +42,10 @@ export const readBridgeRoute: RouteDefinition = (app) => {
       const membership = request.membership!;
       const key = { topicId: membership.topic_id, agentId: membership.agent_id };
       // The tag names the body: the channel has no revision of its own.
-      const read = async () => reply.serialize(presentBridgeThread(key, await readBridgeAsAgent(app.services, key))) as string;
+      const read = async () => {
+        const messages = (await perform(app.services, readBridge, { key, reader: 'agent', now: app.services.clock.now() })).result;
+        return reply.serialize(presentBridgeThread(key, messages)) as string;
+      };
       // A member who left while the read was held reads no more.
       const reread = async () => {
         await authorizeThread(request);
@@ -72,8 +77,8 @@ export const writeBridgeRoute: RouteDefinition = (app) => {
     async (request, reply) => {
       const membership = request.membership!;
       const key = { topicId: membership.topic_id, agentId: membership.agent_id };
-      const stored = await writeBridgeAsAgent(app.services, key, requestSource(request), messageInput(request.body));
-      return answerMessageWrite(reply, membership.topic_id, stored);
+      const written = await perform(app.services, appendBridgeMessage, agentBridgeMessage(app.services, key, requestSource(request), request.body));
+      return reply.code(writeStatus(written)).send(presentPostReceipt(key.topicId, written.result.messageId, written.duplicate));
     },
   );
 };

@@ -1,16 +1,14 @@
-import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { publishAnnouncement } from '../topics/commands/publish-announcement.ts';
 import { presentAnnouncementReceipt } from '../topics/presenters.ts';
 import { Announcement, AnnouncementReceipt } from '../topics/schemas.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
-import { writtenStatus } from '../../http/written.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 export const publishAnnouncementRoute: RouteDefinition = (app) => {
-  const { store, clock, config } = app.services;
+  const { clock, config } = app.services;
   app.post(
     '/api/admin/forum/announcements',
     {
@@ -24,13 +22,8 @@ export const publishAnnouncementRoute: RouteDefinition = (app) => {
       },
     },
     async (request, reply) => {
-      const outcome = await writeIdempotently(store, publishAnnouncement, {
-        announcement: request.body,
-        moderatorName: config.forumModeratorName,
-        now: clock.now(),
-      }, (written) => [{ type: 'forum.topic', topic_id: written.topicId }]);
-      if (outcome.kind === 'conflict') throw new ApiError('client_message_id_conflict');
-      return reply.code(writtenStatus(outcome)).send(presentAnnouncementReceipt(baseUrl(request), outcome.result.topicId));
+      const published = await perform(app.services, publishAnnouncement, { announcement: request.body, moderatorName: config.forumModeratorName, now: clock.now() });
+      return reply.code(writeStatus(published)).send(presentAnnouncementReceipt(baseUrl(request), published.result.topicId));
     },
   );
 };

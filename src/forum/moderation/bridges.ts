@@ -1,10 +1,12 @@
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
-import { readBridgeAsOperator, writeBridgeAsOperator } from '../bridges/actions.ts';
+import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
+import { readBridge } from '../bridges/commands/read-bridge.ts';
 import { presentBridgeList, presentBridgeThread } from '../bridges/presenters.ts';
 import { findBridge, listBridges } from '../bridges/queries.ts';
 import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
-import { answerMessageWrite } from '../posts/receipt.ts';
+import { presentPostReceipt } from '../posts/presenters.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
@@ -46,7 +48,8 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
     async (request) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      return presentBridgeThread(key, await readBridgeAsOperator(app.services, key));
+      const read = await perform(app.services, readBridge, { key, reader: 'operator', now: app.services.clock.now() });
+      return presentBridgeThread(key, read.result);
     },
   );
 };
@@ -70,8 +73,8 @@ export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
     async (request, reply) => {
       const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      const stored = await writeBridgeAsOperator(app.services, key, messageInput(request.body));
-      return answerMessageWrite(reply, key.topicId, stored);
+      const written = await perform(app.services, appendBridgeMessage, operatorBridgeMessage(app.services, key, request.body));
+      return reply.code(writeStatus(written)).send(presentPostReceipt(key.topicId, written.result.messageId, written.duplicate));
     },
   );
 };

@@ -1,6 +1,5 @@
-import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
-import { runCommand } from '../../store/commands.ts';
+import { perform } from '../../writes/perform.ts';
 import { hidePost } from '../posts/commands/hide-post.ts';
 import { presentHideReceipt } from '../posts/presenters.ts';
 import { HideChange, HideReceipt, MessageParams } from '../posts/schemas.ts';
@@ -8,7 +7,6 @@ import type { RouteDefinition } from '../routing.ts';
 import { AUTH_ERRORS, TAGS } from './shared.ts';
 
 export const hidePostRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
   app.post(
     '/api/admin/forum/messages/:message_id/hide',
     {
@@ -25,10 +23,7 @@ export const hidePostRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const messageId = request.params.message_id;
-      const outcome = await runCommand(store, hidePost, { messageId, hidden: request.body.hidden }, (changed) =>
-        changed.kind === 'changed' ? [{ type: 'forum.hidden', topic_id: changed.topicId, message_id: messageId }] : [],
-      );
-      if (outcome.kind === 'missing') throw new ApiError('message_not_found');
+      await perform(app.services, hidePost, { messageId, hidden: request.body.hidden });
       return presentHideReceipt(messageId, request.body.hidden);
     },
   );

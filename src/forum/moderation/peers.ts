@@ -1,6 +1,5 @@
-import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
-import { runCommand } from '../../store/commands.ts';
+import { perform } from '../../writes/perform.ts';
 import { createInvitation } from '../peers/commands/create-invitation.ts';
 import { revokePeer } from '../peers/commands/revoke-peer.ts';
 import { presentInvitation, presentRevocation } from '../peers/presenters.ts';
@@ -11,7 +10,7 @@ import { AUTH_ERRORS, TAGS } from './shared.ts';
 /* The operator's side of peer agents (CONTRACT §6.1): invitations and revocation. */
 
 export const issueInvitationRoute: RouteDefinition = (app) => {
-  const { store, clock } = app.services;
+  const { clock } = app.services;
   app.post(
     '/api/admin/peers/invitations',
     {
@@ -24,14 +23,14 @@ export const issueInvitationRoute: RouteDefinition = (app) => {
       },
     },
     async (_request, reply) => {
-      const invitation = await runCommand(store, createInvitation, { now: clock.now() });
+      const invitation = (await perform(app.services, createInvitation, { now: clock.now() })).result;
       return reply.code(201).send(presentInvitation(invitation.code, invitation.createdAt));
     },
   );
 };
 
 export const revokeAgentRoute: RouteDefinition = (app) => {
-  const { store, clock } = app.services;
+  const { clock } = app.services;
   app.post(
     '/api/admin/peers/:agent_id/revoke',
     {
@@ -47,9 +46,8 @@ export const revokeAgentRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const agentId = request.params.agent_id;
-      const outcome = await runCommand(store, revokePeer, { agentId, now: clock.now() });
-      if (outcome.kind === 'missing') throw new ApiError('agent_not_found');
-      return presentRevocation(agentId, outcome.kind === 'already_revoked');
+      const revoked = await perform(app.services, revokePeer, { agentId, now: clock.now() });
+      return presentRevocation(agentId, revoked.result.alreadyRevoked);
     },
   );
 };

@@ -1,13 +1,14 @@
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
-import { postAsModerator } from '../posts/actions.ts';
+import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { moderatorPost, postReply } from '../posts/commands/post-reply.ts';
+import { presentPostReceipt } from '../posts/presenters.ts';
 import { listPostsPage } from '../posts/queries.ts';
-import { answerMessageWrite } from '../posts/receipt.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { setTopicStatusAsModerator } from '../topics/actions.ts';
+import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
 import { normaliseListQuery } from '../topics/list-query.ts';
 import { presentAdminTopicList, presentModeratorTopicPage, presentStatusReceipt } from '../topics/presenters.ts';
 import { findTopic, listTopicsInCategory } from '../topics/queries.ts';
@@ -108,8 +109,10 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
     },
     async (request, reply) => {
-      const stored = await postAsModerator(app.services, request.params.topic_id, messageInput(request.body));
-      return answerMessageWrite(reply, request.params.topic_id, stored);
+      // An unknown topic is refused by the post's claim on the topic row (404).
+      const post = moderatorPost(app.services, app.services.config.forumModeratorName, request.params.topic_id, request.body);
+      const posted = await perform(app.services, postReply, post);
+      return reply.code(writeStatus(posted)).send(presentPostReceipt(post.topicId, posted.result.messageId, posted.duplicate));
     },
   );
 };
@@ -129,7 +132,7 @@ export const topicStatusRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
     },
     async (request) => {
-      const changed = await setTopicStatusAsModerator(app.services, request.params.topic_id, request.body.status);
+      const changed = (await perform(app.services, setTopicStatus, { topicId: request.params.topic_id, status: request.body.status })).result;
       return presentStatusReceipt(changed.topicId, changed.status);
     },
   );

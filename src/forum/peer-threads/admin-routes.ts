@@ -1,15 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, messageInput } from '../../http/schemas.ts';
-import { topicKey } from '../../live/hub.ts';
-import { runCommand } from '../../store/commands.ts';
+import { ADMIN_BEARER, MessageBody } from '../../http/schemas.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
 import { absentBodyAsEmpty } from '../auth.ts';
-import { readBridgeAsOperator, writeBridgeAsOperator } from '../bridges/actions.ts';
+import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
+import { readBridge } from '../bridges/commands/read-bridge.ts';
 import { listBridges, type BridgeKey } from '../bridges/queries.ts';
 import { findAgent } from '../peers/queries.ts';
-import { messageStatus } from '../posts/receipt.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { setTopicStatusAsModerator } from '../topics/actions.ts';
+import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
 import { findMember } from '../topics/member-queries.ts';
 import { findTopic } from '../topics/queries.ts';
 import { TAGS } from './agent-routes.ts';
@@ -86,7 +85,8 @@ export const readPeerBridgeAsOperatorRoute: RouteDefinition = (app) => {
     async (request) => {
       const key = bridgeKeyOf(request.params);
       const names = await memberBridge(app, key);
-      return presentOperatorPeerBridge(names, key, await readBridgeAsOperator(app.services, key));
+      const read = await perform(app.services, readBridge, { key, reader: 'operator', now: app.services.clock.now() });
+      return presentOperatorPeerBridge(names, key, read.result);
     },
   );
 };
@@ -110,8 +110,8 @@ export const replyInPeerBridgeRoute: RouteDefinition = (app) => {
     async (request, reply) => {
       const key = bridgeKeyOf(request.params);
       await memberBridge(app, key);
-      const stored = await writeBridgeAsOperator(app.services, key, messageInput(request.body));
-      return reply.code(messageStatus(stored)).send(presentOperatorBridgeReceipt(key.topicId, stored));
+      const written = await perform(app.services, appendBridgeMessage, operatorBridgeMessage(app.services, key, request.body));
+      return reply.code(writeStatus(written)).send(presentOperatorBridgeReceipt(key.topicId, written));
     },
   );
 };
@@ -133,8 +133,8 @@ export const closePeerThreadAsOperatorRoute: RouteDefinition = (app) => {
       preValidation: absentBodyAsEmpty,
     },
     async (request) => {
-      const closed = await setTopicStatusAsModerator(app.services, request.params.thread_id, 'closed');
-      return presentPeerCloseReceipt(closed.topicId, closed.duplicate);
+      const closed = (await perform(app.services, setTopicStatus, { topicId: request.params.thread_id, status: 'closed' })).result;
+      return presentPeerCloseReceipt(closed.topicId, closed.previous === closed.status);
     },
   );
 };
@@ -155,9 +155,7 @@ export const removeSmokeTestsRoute: RouteDefinition = (app) => {
       preValidation: absentBodyAsEmpty,
     },
     async () => {
-      const removal = await runCommand(app.services.store, removeSmokeTestAgents, {});
-      for (const topicId of removal.touchedTopics) app.services.live.publish(topicKey(topicId));
-      return presentSmokeTestRemoval(removal);
+      return presentSmokeTestRemoval((await perform(app.services, removeSmokeTestAgents, {})).result);
     },
   );
 };

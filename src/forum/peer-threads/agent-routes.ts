@@ -1,13 +1,18 @@
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
-import { AGENT_BEARER, MessageBody, messageInput, THREAD_BEARER } from '../../http/schemas.ts';
+import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { absentBodyAsEmpty, authorizeAgent, authorizeThread, authorizeThreadForLeaving } from '../auth.ts';
-import { readBridgeAsAgent, writeBridgeAsAgent } from '../bridges/actions.ts';
-import { postAsMember } from '../posts/actions.ts';
-import { messageStatus } from '../posts/receipt.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { agentBridgeMessage, appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
+import { readBridge } from '../bridges/commands/read-bridge.ts';
+import { memberPost, postReply } from '../posts/commands/post-reply.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { closeTopicAs, createTopicAs, joinTopicAs, leaveTopicAs } from '../topics/actions.ts';
+import { closeTopic } from '../topics/commands/close-topic.ts';
+import { createTopic } from '../topics/commands/create-topic.ts';
+import { joinTopic } from '../topics/commands/join-topic.ts';
+import { leaveTopic } from '../topics/commands/leave-topic.ts';
+import { threadToken } from '../topics/thread-token.ts';
 import { presentTopicPage, readTopicSnapshot } from '../topics/topic-page.ts';
 import {
   presentPeerBridgeReceipt,
@@ -62,9 +67,11 @@ export const createPeerThreadRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const { title, topic, visibility, client_thread_access_token: clientToken } = request.body;
-      const thread = { category: 'general', title, summary: topic ?? '', visibility: visibility ?? 'listed' };
-      const created = await createTopicAs(app.services, request.peerAgent!, thread, clientToken);
-      return reply.code(created.duplicate ? 200 : 201).send(presentPeerThreadReceipt(baseUrl(request), created));
+      const thread = { category: 'general', title, summary: topic ?? '', visibility: visibility ?? 'listed' } as const;
+      const token = threadToken(clientToken);
+      const created = await perform(app.services, createTopic, { agent: request.peerAgent!, topic: thread, token, limiter: app.services.limiter, now: app.services.clock.now() });
+      const receipt = presentPeerThreadReceipt(baseUrl(request), { ...created, result: { topicId: created.result.topicId, visibility: thread.visibility } }, token);
+      return reply.code(writeStatus(created)).send(receipt);
     },
   );
 };
@@ -102,8 +109,10 @@ export const joinPeerThreadRoute: RouteDefinition = (app) => {
       preValidation: [authorizeAgent, absentBodyAsEmpty],
     },
     async (request, reply) => {
-      const joined = await joinTopicAs(app.services, request.peerAgent!, request.params.thread_id, request.body?.client_thread_access_token);
-      return reply.code(joined.duplicate ? 200 : 201).send(presentPeerThreadReceipt(baseUrl(request), joined));
+      const token = threadToken(request.body?.client_thread_access_token);
+      const join = { topicId: request.params.thread_id, agentId: request.peerAgent!.id, token, limiter: app.services.limiter, now: app.services.clock.now() };
+      const joined = await perform(app.services, joinTopic, join);
+      return reply.code(writeStatus(joined)).send(presentPeerThreadReceipt(baseUrl(request), joined, token));
     },
   );
 };
@@ -156,8 +165,8 @@ export const postPeerMessageRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const membership = request.membership!;
-      const stored = await postAsMember(app.services, membership, messageInput(request.body));
-      return reply.code(messageStatus(stored)).send(presentPeerMessageReceipt(membership.topic_id, stored));
+      const posted = await perform(app.services, postReply, memberPost(app.services, membership, request.body));
+      return reply.code(writeStatus(posted)).send(presentPeerMessageReceipt(membership.topic_id, posted));
     },
   );
 };
@@ -179,7 +188,8 @@ export const readPeerBridgeRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
-      return presentPeerBridgeThread(key, await readBridgeAsAgent(app.services, key));
+      const read = await perform(app.services, readBridge, { key, reader: 'agent', now: app.services.clock.now() });
+      return presentPeerBridgeThread(key, read.result);
     },
   );
 };
@@ -202,8 +212,8 @@ export const writePeerBridgeRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
-      const stored = await writeBridgeAsAgent(app.services, key, requestSource(request), messageInput(request.body));
-      return reply.code(messageStatus(stored)).send(presentPeerBridgeReceipt(key.topicId, stored));
+      const written = await perform(app.services, appendBridgeMessage, agentBridgeMessage(app.services, key, requestSource(request), request.body));
+      return reply.code(writeStatus(written)).send(presentPeerBridgeReceipt(key.topicId, written));
     },
   );
 };
@@ -224,7 +234,10 @@ export const leavePeerThreadRoute: RouteDefinition = (app) => {
       config: BY_THREAD,
       preValidation: [authorizeThreadForLeaving, absentBodyAsEmpty],
     },
-    async (request) => presentPeerLeaveReceipt(request.membership!.topic_id, await leaveTopicAs(app.services, request.membership!)),
+    async (request) => {
+      const { topic_id: topicId, agent_id: agentId } = request.membership!;
+      return presentPeerLeaveReceipt(topicId, (await perform(app.services, leaveTopic, { topicId, agentId })).result.alreadyLeft);
+    },
   );
 };
 
@@ -246,7 +259,8 @@ export const closePeerThreadRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const threadId = request.params.thread_id;
-      return presentPeerCloseReceipt(threadId, await closeTopicAs(app.services, request.peerAgent!, threadId));
+      const closed = await perform(app.services, closeTopic, { topicId: threadId, agentId: request.peerAgent!.id });
+      return presentPeerCloseReceipt(threadId, closed.result.alreadyClosed);
     },
   );
 };

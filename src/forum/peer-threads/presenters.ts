@@ -2,12 +2,13 @@ import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../../clock.ts';
 import type { BridgeKey, BridgeMessageRow, BridgeSummaryRow } from '../bridges/queries.ts';
 import { LOBBY_TOPIC_ID } from '../lobby.ts';
-import type { StoredMessage } from '../posts/receipt.ts';
-import type { MembershipReceipt } from '../topics/actions.ts';
+import type { Performed } from '../../writes/perform.ts';
+import type { ThreadToken } from '../topics/thread-token.ts';
 import type { MembershipRow } from '../topics/member-queries.ts';
 import { presentThreadReceipt, presentTopic } from '../topics/presenters.ts';
 import type { TopicRow } from '../topics/queries.ts';
 import type { TopicPage } from '../topics/schemas.ts';
+import type { TopicVisibility } from '../tables.ts';
 import type {
   OperatorBridgeReceipt,
   OperatorPeerBridge,
@@ -35,6 +36,13 @@ const THREAD_TEXT = {
   bridge_note: 'This bridge is private to you and the operator; it is not part of the thread, and other members never see it.',
 } as const;
 
+
+/** A message stored now or earlier (an identical retry). */
+type StoredMessage = Performed<{ messageId: string }>;
+
+/** The topic a membership is of: only a listed topic has a public page. */
+type MembershipTopic = { topicId: string; visibility: TopicVisibility };
+
 export function threadUrls(baseUrl: string, threadId: string) {
   const readUrl = `${baseUrl}/api/peer-threads/${threadId}`;
   return { read_url: readUrl, message_url: `${readUrl}/messages`, owner_bridge_url: `${readUrl}/owner` };
@@ -43,13 +51,14 @@ export function threadUrls(baseUrl: string, threadId: string) {
 const ids = (topicId: string) => ({ thread_id: topicId, topic_id: topicId });
 
 /** The receipt of a creation or join; its disclosure is the forum receipt's. */
-export function presentPeerThreadReceipt(baseUrl: string, membership: MembershipReceipt): Static<typeof PeerThreadReceipt> {
-  const forum = presentThreadReceipt(baseUrl, membership, membership.token, membership.duplicate);
+export function presentPeerThreadReceipt(baseUrl: string, membership: Performed<MembershipTopic>, token: ThreadToken): Static<typeof PeerThreadReceipt> {
+  const { result: topic, duplicate } = membership;
+  const forum = presentThreadReceipt(baseUrl, topic, token, duplicate);
   return {
-    ...ids(membership.topicId),
+    ...ids(topic.topicId),
     thread_access_token: forum.thread_access_token,
-    duplicate: membership.duplicate,
-    ...threadUrls(baseUrl, membership.topicId),
+    duplicate,
+    ...threadUrls(baseUrl, topic.topicId),
     note: THREAD_TEXT.receipt_note,
     disclosure: forum.disclosure,
   };
@@ -99,7 +108,7 @@ export function presentPeerThreadView(baseUrl: string, page: Static<typeof Topic
 }
 
 export function presentPeerMessageReceipt(topicId: string, stored: StoredMessage): Static<typeof PeerMessageReceipt> {
-  return { ok: true, ...ids(topicId), message_id: stored.messageId, duplicate: stored.duplicate };
+  return { ok: true, ...ids(topicId), message_id: stored.result.messageId, duplicate: stored.duplicate };
 }
 
 export function presentPeerLeaveReceipt(topicId: string, duplicate: boolean): Static<typeof PeerLeaveReceipt> {
@@ -128,7 +137,7 @@ export function presentPeerBridgeThread(key: BridgeKey, messages: BridgeMessageR
 }
 
 export function presentPeerBridgeReceipt(topicId: string, stored: StoredMessage): Static<typeof PeerBridgeReceipt> {
-  return { ok: true, duplicate: stored.duplicate, ...ids(topicId), message_id: stored.messageId };
+  return { ok: true, duplicate: stored.duplicate, ...ids(topicId), message_id: stored.result.messageId };
 }
 
 export function presentPeerBridgeList(bridges: BridgeSummaryRow[]): Static<typeof PeerBridgeList> {
@@ -162,7 +171,7 @@ export function presentOperatorPeerBridge(
 }
 
 export function presentOperatorBridgeReceipt(topicId: string, stored: StoredMessage): Static<typeof OperatorBridgeReceipt> {
-  return { ok: true, duplicate: stored.duplicate, topic_id: topicId, message_id: stored.messageId };
+  return { ok: true, duplicate: stored.duplicate, topic_id: topicId, message_id: stored.result.messageId };
 }
 
 export function presentSmokeTestRemoval(removal: SmokeRemoval): Static<typeof SmokeTestRemoval> {

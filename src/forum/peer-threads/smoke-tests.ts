@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Command } from '../../store/commands.ts';
+import { topicKey } from '../../live/hub.ts';
 import type { Database } from '../../store/schema.ts';
+import { defineWrite } from '../../writes/write.ts';
 import { addMemberCount } from '../topics/queries.ts';
 
 /*
@@ -79,7 +80,7 @@ export interface SmokeRemoval {
  * Every topic an agent posted in, wrote a bridge message about or created, it joined: its
  * memberships (kept, as "left", when it leaves or is revoked) find them all through an index.
  */
-export const removeSmokeTestAgents: Command<Record<string, never>, SmokeRemoval> = async (trx) => {
+async function removeSmokeTests(trx: Kysely<Database>): Promise<SmokeRemoval> {
   const agentIds = await smokeAgentIds(trx);
   let removedThreads = 0;
   const touched = new Set<string>();
@@ -99,4 +100,12 @@ export const removeSmokeTestAgents: Command<Record<string, never>, SmokeRemoval>
     await trx.deleteFrom('peer_agents').where('id', '=', agentId).execute();
   }
   return { removedAgents: agentIds.length, removedThreads, touchedTopics: [...touched] };
-};
+}
+
+/** Removes the operator's synthetic live-verifier records; the topics they touched wake their held reads. */
+export const removeSmokeTestAgents = defineWrite({
+  name: 'smoke-test removal',
+  run: removeSmokeTests,
+  refusals: {},
+  wakes: (removal: SmokeRemoval) => removal.touchedTopics.map(topicKey),
+});

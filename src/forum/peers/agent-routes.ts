@@ -2,12 +2,10 @@ import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { runCommand } from '../../store/commands.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
 import { newToken } from '../../tokens.ts';
 import { authorizeAgentForRevocation } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { writeIdempotently } from '../../store/idempotent.ts';
-import { writtenStatus } from '../../http/written.ts';
 import { registerPeer, type Admission } from './commands/register-peer.ts';
 import { revokePeer } from './commands/revoke-peer.ts';
 import { imitatesName } from './names.ts';
@@ -50,24 +48,16 @@ export const registrationRoute: RouteDefinition = (app) => {
           : { kind: 'open', source: requestSource(request), limiter };
       const accessToken = registration.client_access_token ?? newToken();
       const referral = { id: normalReferralId(registration.referral_id) ?? normalReferralId(request.query.ref), limiter };
-      const outcome = await writeIdempotently(store, registerPeer, { registration, accessToken, admission, referral, now: clock.now() });
-      switch (outcome.kind) {
-        case 'conflict':
-          throw new ApiError('client_token_conflict', { message: 'This client token already belongs to a registration with a different body.' });
-        case 'token_in_use':
-          throw new ApiError('client_token_conflict');
-        case 'invitation_required':
-          throw new ApiError('invitation_required');
-      }
+      const registered = await perform(app.services, registerPeer, { registration, accessToken, admission, referral, now: clock.now() });
       const nextSteps = { baseUrl: baseUrl(request), lobbyTopicId: await lobbyTopicId() };
-      return reply.code(writtenStatus(outcome)).send(presentRegistration(outcome.result.agentId, accessToken, outcome.kind === 'duplicate', nextSteps));
+      return reply.code(writeStatus(registered)).send(presentRegistration(registered.result.agentId, accessToken, registered.duplicate, nextSteps));
     },
   );
 };
 
 /** An agent revokes its own token (CONTRACT §6.1); revoking again is an idempotent retry. */
 export const selfRevocationRoute: RouteDefinition = (app) => {
-  const { store, clock } = app.services;
+  const { clock } = app.services;
   app.post(
     '/api/peers/revoke',
     {
@@ -82,10 +72,8 @@ export const selfRevocationRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const agent = request.peerAgent!;
-      const outcome = await runCommand(store, revokePeer, { agentId: agent.id, now: clock.now() });
-      // Agents are never deleted: the authorized agent cannot be missing.
-      if (outcome.kind === 'missing') throw new ApiError('agent_token_required');
-      return presentRevocation(agent.id, outcome.kind === 'already_revoked');
+      const revoked = await perform(app.services, revokePeer, { agentId: agent.id, now: clock.now() });
+      return presentRevocation(agent.id, revoked.result.alreadyRevoked);
     },
   );
 };

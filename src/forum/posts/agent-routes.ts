@@ -1,9 +1,10 @@
-import { MessageBody, messageInput, THREAD_BEARER } from '../../http/schemas.ts';
+import { MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
 import { authorizeThread } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TopicParams } from '../topics/schemas.ts';
-import { postAsMember } from './actions.ts';
-import { answerMessageWrite } from './receipt.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { memberPost, postReply } from './commands/post-reply.ts';
+import { presentPostReceipt } from './presenters.ts';
 import { REPLY_DESCRIPTION, ReplyResponses } from './schemas.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
@@ -25,8 +26,8 @@ export const replyRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const membership = request.membership!;
-      const stored = await postAsMember(app.services, membership, messageInput(request.body));
-      return answerMessageWrite(reply, membership.topic_id, stored);
+      const posted = await perform(app.services, postReply, memberPost(app.services, membership, request.body));
+      return reply.code(writeStatus(posted)).send(presentPostReceipt(membership.topic_id, posted.result.messageId, posted.duplicate));
     },
   );
 };

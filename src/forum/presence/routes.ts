@@ -1,6 +1,5 @@
-import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER } from '../../http/schemas.ts';
-import { runCommand } from '../../store/commands.ts';
+import { perform } from '../../writes/perform.ts';
 import { authorizeAgent } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import type { PresenceStatus } from '../tables.ts';
@@ -40,7 +39,7 @@ export const directoryRoute: RouteDefinition = (app) => {
 
 /** POST /api/peers/presence (COMPAT §3.5): an agent replaces its own presence. */
 export const presenceRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock } = app.services;
+  const { limiter, clock } = app.services;
   app.post(
     '/api/peers/presence',
     {
@@ -57,10 +56,8 @@ export const presenceRoute: RouteDefinition = (app) => {
     },
     async (request) => {
       const agentId = request.peerAgent!.id;
-      const outcome = await runCommand(store, updatePresence, { agentId, presence: request.body, limiter, now: clock.now() });
-      // Revoked between the authorization and the write.
-      if (outcome.kind === 'revoked') throw new ApiError('agent_token_required');
-      return presentPresenceReceipt(agentId, outcome.presence);
+      const stored = await perform(app.services, updatePresence, { agentId, presence: request.body, limiter, now: clock.now() });
+      return presentPresenceReceipt(agentId, stored.result);
     },
   );
 };

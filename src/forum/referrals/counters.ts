@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '../../http/errors.ts';
 import type { Limiter } from '../../limits/limiter.ts';
 import type { Clock } from '../../clock.ts';
-import { runCommand } from '../../store/commands.ts';
-import type { Store } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
+import { perform, type WriteServices } from '../../writes/perform.ts';
+import { defineWrite } from '../../writes/write.ts';
 import type { ReferralSurface } from './tables.ts';
 
 type Db = Kysely<Database>;
@@ -57,7 +57,7 @@ export async function recordReferral(trx: Db, limiter: Limiter, referralId: stri
  * Deletes the counters of days past REFERRAL_RETENTION_DAYS and takes them out of the totals, so
  * the totals stay the sums over the days kept; an id with nothing left is forgotten (unseen again).
  */
-export async function removeOldReferralCounters(trx: Db, now: number): Promise<number> {
+async function removeOldReferralCounters(trx: Db, now: number): Promise<number> {
   const cutoff = utcDay(now) - REFERRAL_RETENTION_DAYS;
   const old = await trx.deleteFrom('referral_counters').where('day', '<', cutoff).returning(['referral_id', 'surface', 'count']).execute();
   const byId = new Map<string, { guide_hits: number; registrations: number }>();
@@ -79,8 +79,10 @@ export async function removeOldReferralCounters(trx: Db, now: number): Promise<n
 }
 
 /** The retention job's part for referrals: each call removes the counters past REFERRAL_RETENTION_DAYS, in one transaction. */
-export function referralRetention(store: Store, clock: Clock): () => Promise<number> {
-  return () => runCommand(store, removeOldReferralCounters, clock.now());
+const removeOldReferrals = defineWrite({ name: 'referral retention', run: removeOldReferralCounters, refusals: {} });
+
+export function referralRetention(services: WriteServices, clock: Clock): () => Promise<number> {
+  return async () => (await perform(services, removeOldReferrals, clock.now())).result;
 }
 
 /** The operator's view: up to `limit` ids, most registrations first, then most guide hits, then by id (one index range). */

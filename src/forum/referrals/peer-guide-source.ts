@@ -1,18 +1,22 @@
 import type { Clock } from '../../clock.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Limiter } from '../../limits/limiter.ts';
-import type { Command } from '../../store/commands.ts';
-import { runCommand } from '../../store/commands.ts';
-import type { Store } from '../../store/database.ts';
+import { perform, type WriteServices } from '../../writes/perform.ts';
+import { defineWrite } from '../../writes/write.ts';
 import { LOBBY_KEY } from '../categories.ts';
 import { recordReferral } from './counters.ts';
 
-const countGuideHit: Command<{ referralId: string; limiter: Limiter; now: number }, void> = async (trx, { referralId, limiter, now }) => {
-  await recordReferral(trx, limiter, referralId, 'peer-guide', now);
-};
+const countGuideHit = defineWrite({
+  name: 'peer-guide hit',
+  async run(trx, { referralId, limiter, now }: { referralId: string; limiter: Limiter; now: number }) {
+    await recordReferral(trx, limiter, referralId, 'peer-guide', now);
+  },
+  refusals: {},
+});
 
 /** What the peer guide reads from the forum: the lobby's title and summary, and the hit counter of a ref (COMPAT §5.2). */
-export function peerGuideSource({ store, limiter, clock }: { store: Store; limiter: Limiter; clock: Clock }) {
+export function peerGuideSource(services: WriteServices & { limiter: Limiter; clock: Clock }) {
+  const { store, limiter, clock } = services;
   // The lobby is permanent and no route edits it: one query for the life of the process.
   let lobby: { title: string; purpose: string } | undefined;
   return {
@@ -24,7 +28,7 @@ export function peerGuideSource({ store, limiter, clock }: { store: Store; limit
       return lobby;
     },
     async countHit(referralId: string) {
-      await runCommand(store, countGuideHit, { referralId, limiter, now: clock.now() });
+      await perform(services, countGuideHit, { referralId, limiter, now: clock.now() });
     },
   };
 }

@@ -2,7 +2,12 @@ import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { absentBodyAsEmpty, authorizeAgent, authorizeThreadForLeaving } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { categorySlug, closeTopicAs, createTopicAs, joinTopicAs, leaveTopicAs } from './actions.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { closeTopic } from './commands/close-topic.ts';
+import { categorySlug, createTopic } from './commands/create-topic.ts';
+import { joinTopic } from './commands/join-topic.ts';
+import { leaveTopic } from './commands/leave-topic.ts';
+import { threadToken } from './thread-token.ts';
 import { presentLeaveReceipt, presentStatusReceipt, presentThreadReceipt } from './presenters.ts';
 import {
   CloseTopicResponses,
@@ -37,9 +42,10 @@ export const createTopicRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       const topic = { ...request.body, category: categorySlug(request.body.category) };
-      const created = await createTopicAs(app.services, request.peerAgent!, topic, request.body.client_thread_access_token);
-      const receipt = presentThreadReceipt(baseUrl(request), created, created.token, created.duplicate);
-      return reply.code(created.duplicate ? 200 : 201).send(receipt);
+      const token = threadToken(request.body.client_thread_access_token);
+      const created = await perform(app.services, createTopic, { agent: request.peerAgent!, topic, token, limiter: app.services.limiter, now: app.services.clock.now() });
+      const receipt = presentThreadReceipt(baseUrl(request), { topicId: created.result.topicId, visibility: topic.visibility ?? 'listed' }, token, created.duplicate);
+      return reply.code(writeStatus(created)).send(receipt);
     },
   );
 };
@@ -62,9 +68,10 @@ export const joinTopicRoute: RouteDefinition = (app) => {
       preValidation: [authorizeAgent, absentBodyAsEmpty],
     },
     async (request, reply) => {
-      const topicId = request.params.topic_id;
-      const joined = await joinTopicAs(app.services, request.peerAgent!, topicId, request.body?.client_thread_access_token);
-      return reply.code(joined.duplicate ? 200 : 201).send(presentThreadReceipt(baseUrl(request), joined, joined.token, joined.duplicate));
+      const token = threadToken(request.body?.client_thread_access_token);
+      const join = { topicId: request.params.topic_id, agentId: request.peerAgent!.id, token, limiter: app.services.limiter, now: app.services.clock.now() };
+      const joined = await perform(app.services, joinTopic, join);
+      return reply.code(writeStatus(joined)).send(presentThreadReceipt(baseUrl(request), joined.result, token, joined.duplicate));
     },
   );
 };
@@ -85,7 +92,10 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
       config: BY_TOPIC,
       preValidation: [authorizeThreadForLeaving, absentBodyAsEmpty],
     },
-    async (request) => presentLeaveReceipt(await leaveTopicAs(app.services, request.membership!)),
+    async (request) => {
+      const { topic_id: topicId, agent_id: agentId } = request.membership!;
+      return presentLeaveReceipt((await perform(app.services, leaveTopic, { topicId, agentId })).result.alreadyLeft);
+    },
   );
 };
 
@@ -106,7 +116,7 @@ export const closeTopicRoute: RouteDefinition = (app) => {
       preValidation: [authorizeAgent, absentBodyAsEmpty],
     },
     async (request) => {
-      await closeTopicAs(app.services, request.peerAgent!, request.params.topic_id);
+      await perform(app.services, closeTopic, { topicId: request.params.topic_id, agentId: request.peerAgent!.id });
       return presentStatusReceipt(request.params.topic_id, 'closed');
     },
   );

@@ -6,7 +6,7 @@ import { encodeCursor } from '../../http/cursor.ts';
 import { presentModeratorPost } from '../posts/presenters.ts';
 import type { PostRow } from '../posts/queries.ts';
 import type { TopicStatus, TopicVisibility } from '../tables.ts';
-import type { ThreadToken } from './commands/thread-token.ts';
+import type { ThreadToken } from './thread-token.ts';
 import { MODERATOR_CREATOR } from './moderator-topic.ts';
 import type { CategoryRow, TopicRow } from './queries.ts';
 import type {

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { conversationThread, type AlertEvent } from '../../alerts/alerts.ts';
+import { conversationThread } from '../../alerts/alerts.ts';
 import type { Limiter } from '../../limits/limiter.ts';
-import type { Command } from '../../store/commands.ts';
 import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
@@ -9,8 +8,9 @@ import { bumpCounters, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
 import { isForeignKeyViolation } from '../../store/errors.ts';
 import { executeTogether, rowsOf, type Settled } from '../../store/observed-dialect.ts';
+import { defineWrite, earlierMessage, type Refuse, type RetryKey, type WriteError } from '../../writes/write.ts';
 import { previewOf } from '../preview.ts';
-import { insertMessage, type Role } from '../queries.ts';
+import { findMessageByClientId, insertMessage, type Role } from '../queries.ts';
 
 type Db = Kysely<Database>;
 
@@ -29,9 +29,7 @@ export interface NewMessage {
 }
 
 /** Why a message was not written: the conversation is at its cap, not open, or gone. */
-export type AppendRefusal = { kind: 'full' } | { kind: 'closed' } | { kind: 'missing' };
-
-export type AppendOutcome = { kind: 'written'; messageId: string; alert?: AlertEvent | undefined } | AppendRefusal;
+type NoSlot = 'full' | 'closed' | 'missing';
 
 /**
  * One message in a conversation, for the visitor and the operator alike (CONTRACT §3.3, §4.1): the
@@ -42,7 +40,7 @@ export type AppendOutcome = { kind: 'written'; messageId: string; alert?: AlertE
  * full conversation is refused as such whatever the limit. The limit is charged last: on
  * PostgreSQL its row (one per source) stays locked until the commit.
  */
-export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, input) => {
+async function appendMessage(trx: Db, input: NewMessage, refuse: Refuse<NoSlot>): Promise<{ messageId: string }> {
   const { conversationId, sender, now } = input;
   const unreadIncrement = sender.role === 'visitor' ? 1 : 0;
   const messageId = newId();
@@ -53,14 +51,12 @@ export const appendMessage: Command<NewMessage, AppendOutcome> = async (trx, inp
     ...(charge ? [charge.statement] : []),
   ]);
   const slot = rowsOf<{ unread_count: number }>(reserved!)[0];
-  if (!slot) return whyNoSlot(trx, conversationId, inserted!);
+  if (!slot) return refuse(await whyNoSlot(trx, conversationId, inserted!));
   rowsOf(inserted!);
   if (charge) charge.settle(rowsOf<{ bucket: string }>(charged!));
   if (unreadIncrement === 1 && slot.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
-  const alert: AlertEvent | undefined =
-    sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(conversationId), source: sender.source } : undefined;
-  return { kind: 'written', messageId, alert };
-};
+  return { messageId };
+}
 
 type SlotParams = {
   conversationId: string;
@@ -99,14 +95,54 @@ const reserveSlot = prepare<SlotParams, { unread_count: number }>(
 /**
  * Why the conversation had no slot: gone (its message then named no conversation, which on
  * PostgreSQL also ended the transaction), or closed, or full. Any other failure of the insert (a
- * client_message_id that a retry committed meanwhile) is thrown as it is, for writeIdempotently.
+ * client_message_id that a retry committed meanwhile) is thrown as it is, for perform to answer.
  */
-async function whyNoSlot(trx: Db, conversationId: string, inserted: Settled): Promise<AppendRefusal> {
+async function whyNoSlot(trx: Db, conversationId: string, inserted: Settled): Promise<NoSlot> {
   if (!inserted.ok) {
-    if (isForeignKeyViolation(inserted.error)) return { kind: 'missing' };
+    if (isForeignKeyViolation(inserted.error)) return 'missing';
     throw inserted.error;
   }
   const current = await trx.selectFrom('conversations').select('status').where('id', '=', conversationId).executeTakeFirst();
-  if (!current) return { kind: 'missing' };
-  return { kind: current.status === 'open' ? 'full' : 'closed' };
+  if (!current) return 'missing';
+  return current.status === 'open' ? 'full' : 'closed';
 }
+
+/**
+ * Written at most once per client_message_id, in the sender's own space. A full conversation may be
+ * full because this request's own retry, committed first, took the last slot: perform then answers
+ * as that retry.
+ */
+const byClientMessageId: RetryKey<NewMessage, { messageId: string }> = {
+  find: async (db, message) => {
+    const { conversationId, clientMessageId } = message;
+    if (clientMessageId === null) return undefined;
+    return earlierMessage(await findMessageByClientId(db, conversationId, message.sender.role, clientMessageId), message.body);
+  },
+  conflict: 'client_message_id_conflict',
+};
+
+const messageChange = ({ messageId }: { messageId: string }, message: NewMessage) => [
+  { type: 'conversation.message' as const, conversation_id: message.conversationId, message_id: messageId },
+];
+
+const noSlot = (closed: WriteError): Record<NoSlot, WriteError> => ({ full: 'conversation_full', closed, missing: 'conversation_not_found' });
+
+/** The visitor's follow-up (CONTRACT §3.3): charged to its source, and the operator is alerted. */
+export const followUp = defineWrite({
+  name: 'follow-up',
+  retry: byClientMessageId,
+  run: appendMessage,
+  refusals: noSlot('conversation_closed'),
+  changes: messageChange,
+  alert: (_written, message) =>
+    message.sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(message.conversationId), source: message.sender.source } : undefined,
+});
+
+/** The operator's reply (CONTRACT §4.1): a closed conversation must be reopened first. */
+export const operatorReply = defineWrite({
+  name: 'operator reply',
+  retry: byClientMessageId,
+  run: appendMessage,
+  refusals: noSlot({ code: 'conversation_closed', message: 'The conversation is closed or marked as spam; reopen it first (status "open").' }),
+  changes: messageChange,
+});

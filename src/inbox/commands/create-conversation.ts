@@ -1,17 +1,21 @@
-import { conversationThread, type AlertEvent } from '../../alerts/alerts.ts';
+import type { Kysely } from 'kysely';
+import { conversationThread } from '../../alerts/alerts.ts';
 import type { Charge, Limiter } from '../../limits/limiter.ts';
-import type { Command } from '../../store/commands.ts';
+import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import { counterBump, counterName, invitationCountBump } from '../overview-counters.ts';
 import { executeTogether, rowsOf } from '../../store/observed-dialect.ts';
 import { prepare } from '../../store/prepared.ts';
 import { previewOf } from '../preview.ts';
-import { CONVERSATION_COLUMNS, insertMessage, type ConversationRow } from '../queries.ts';
+import { defineWrite } from '../../writes/write.ts';
+import { CONVERSATION_COLUMNS, findEarlierConversation, insertMessage, type ConversationRow } from '../queries.ts';
 
 const INITIAL_REVIEW_LABEL = 'unreviewed';
 
 export interface NewConversation {
   tokenHash: string;
+  /** A client_access_token is the key that makes the first contact safe to retry; a token the server made is known to no retry. */
+  clientSuppliedToken: boolean;
   /** What tells a retry of this request from another request under the same client token. */
   fingerprint: string;
   name: string;
@@ -21,13 +25,6 @@ export interface NewConversation {
   source: string;
   limiter: Limiter;
   now: number;
-}
-
-export interface CreatedConversation {
-  kind: 'written';
-  conversation: ConversationRow;
-  /** Only a new conversation is news: the earlier one a retry finds carries no alert. */
-  alert?: AlertEvent;
 }
 
 /** A first contact is charged to its source and to the whole inbox. */
@@ -49,7 +46,7 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * and on PostgreSQL a row stays locked from its update to the commit, so the creations queue on them
  * for as short a time as possible.
  */
-export const createConversation: Command<NewConversation, CreatedConversation> = async (trx, input) => {
+async function insertFirstContact(trx: Kysely<Database>, input: NewConversation): Promise<ConversationRow> {
   await input.limiter.ensureAvailableAll(trx, charges(input.source));
   const conversation: ConversationRow = {
     id: newId(),
@@ -87,5 +84,19 @@ export const createConversation: Command<NewConversation, CreatedConversation> =
   // The first failure stands: on PostgreSQL every statement after it fails as well.
   const rows = settled.map((one) => rowsOf<{ bucket: string }>(one));
   charge?.settle(rows[inserts.length]!);
-  return { kind: 'written', conversation, alert: { kind: 'new', thread: conversationThread(conversation.id), source: input.source } };
-};
+  return conversation;
+}
+
+/** A first contact, written once under a client-supplied token: the same request again is the earlier conversation (CONTRACT §3.1). */
+export const createConversation = defineWrite({
+  name: 'conversation creation',
+  retry: {
+    find: async (db, input: NewConversation) => (input.clientSuppliedToken ? findEarlierConversation(db, input.tokenHash, input.fingerprint) : undefined),
+    conflict: 'client_token_conflict',
+  },
+  run: insertFirstContact,
+  refusals: {},
+  changes: (conversation) => [{ type: 'conversation.created', conversation_id: conversation.id }],
+  // Only a new conversation is news: the earlier one a retry finds carries no alert.
+  alert: (conversation, input) => ({ kind: 'new', thread: conversationThread(conversation.id), source: input.source }),
+});

@@ -1,5 +1,4 @@
-import type { Change } from '../../live/events.ts';
-import type { Command } from '../../store/commands.ts';
+import { defineWrite } from '../../writes/write.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { listMessages, type ConversationRow, type MessageRow, type Role } from '../queries.ts';
 
@@ -10,10 +9,10 @@ export interface SeenBy {
   now: number;
 }
 
-export type SeenOutcome = { kind: 'read'; conversation: ConversationRow; messages: MessageRow[] } | { kind: 'missing' };
-
-/** A read that marked messages seen updated its conversation. */
-export const seenChanges = (seen: SeenOutcome): Change[] => (seen.kind === 'read' ? [{ type: 'conversation.updated', conversation_id: seen.conversation.id }] : []);
+export interface Seen {
+  conversation: ConversationRow;
+  messages: MessageRow[];
+}
 
 /**
  * A read that marks the other side's messages seen, then reads the conversation again in the same
@@ -22,29 +21,35 @@ export const seenChanges = (seen: SeenOutcome): Change[] => (seen.kind === 'read
  * reads race, because only one conditional update finds unread_count > 0. Every change the visitor
  * can see bumps the revision, once.
  */
-export const markSeen: Command<SeenBy, SeenOutcome> = async (trx, { conversationId, reader, now }) => {
-  const cleared =
-    reader === 'admin'
-      ? await trx
-          .updateTable('conversations')
-          .set((eb) => ({ unread_count: 0, revision: eb('revision', '+', 1) }))
-          .where('id', '=', conversationId)
-          .where('unread_count', '>', 0)
-          .returning('id')
-          .executeTakeFirst()
-      : undefined;
-  if (cleared) await bumpCounters(trx, { [counterName.unreadThreads]: -1 });
-  const marked = await trx
-    .updateTable('messages')
-    .set({ seen_at: now })
-    .where('conversation_id', '=', conversationId)
-    .where('role', '=', reader === 'admin' ? 'visitor' : 'admin')
-    .where('seen_at', 'is', null)
-    .executeTakeFirst();
-  if (!cleared && Number(marked.numUpdatedRows) > 0) {
-    await trx.updateTable('conversations').set((eb) => ({ revision: eb('revision', '+', 1) })).where('id', '=', conversationId).execute();
-  }
-  const conversation = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
-  if (!conversation) return { kind: 'missing' };
-  return { kind: 'read', conversation, messages: await listMessages(trx, conversationId) };
-};
+export const markSeen = defineWrite({
+  name: 'mark seen',
+  async run(trx, { conversationId, reader, now }: SeenBy, refuse): Promise<Seen> {
+    const cleared =
+      reader === 'admin'
+        ? await trx
+            .updateTable('conversations')
+            .set((eb) => ({ unread_count: 0, revision: eb('revision', '+', 1) }))
+            .where('id', '=', conversationId)
+            .where('unread_count', '>', 0)
+            .returning('id')
+            .executeTakeFirst()
+        : undefined;
+    if (cleared) await bumpCounters(trx, { [counterName.unreadThreads]: -1 });
+    const marked = await trx
+      .updateTable('messages')
+      .set({ seen_at: now })
+      .where('conversation_id', '=', conversationId)
+      .where('role', '=', reader === 'admin' ? 'visitor' : 'admin')
+      .where('seen_at', 'is', null)
+      .executeTakeFirst();
+    if (!cleared && Number(marked.numUpdatedRows) > 0) {
+      await trx.updateTable('conversations').set((eb) => ({ revision: eb('revision', '+', 1) })).where('id', '=', conversationId).execute();
+    }
+    const conversation = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+    if (!conversation) return refuse('missing');
+    return { conversation, messages: await listMessages(trx, conversationId) };
+  },
+  refusals: { missing: 'conversation_not_found' },
+  // A read that marked messages seen updated its conversation.
+  changes: ({ conversation }) => [{ type: 'conversation.updated', conversation_id: conversation.id }],
+});

@@ -1,4 +1,4 @@
-import type { Command } from '../../store/commands.ts';
+import { defineWrite } from '../../writes/write.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { lockConversation } from '../queries.ts';
 import type { ReviewLabel } from '../schemas.ts';
@@ -21,16 +21,19 @@ export interface ReviewUpdate {
   adminToken: string | undefined;
 }
 
-export type ReviewOutcome = { kind: 'saved'; label: ReviewLabel; note: string } | { kind: 'note_contains_secret' } | { kind: 'missing' };
-
 /** Sets the operator-private review; the visitor never sees it, so neither updated_at nor the revision moves. */
-export const saveReview: Command<ReviewUpdate, ReviewOutcome> = async (trx, { conversationId, label, note, adminToken }) => {
-  if (noteLooksLikeSecret(note, adminToken)) return { kind: 'note_contains_secret' };
-  const current = await lockConversation(trx, conversationId);
-  if (!current) return { kind: 'missing' };
-  await trx.updateTable('conversations').set({ review_label: label, operator_note: note }).where('id', '=', conversationId).execute();
-  if (current.review_label !== label) {
-    await bumpCounters(trx, { [counterName.label(current.review_label)]: -1, [counterName.label(label)]: 1 });
-  }
-  return { kind: 'saved', label, note };
-};
+export const saveReview = defineWrite({
+  name: 'review',
+  async run(trx, { conversationId, label, note, adminToken }: ReviewUpdate, refuse) {
+    if (noteLooksLikeSecret(note, adminToken)) return refuse('note_contains_secret');
+    const current = await lockConversation(trx, conversationId);
+    if (!current) return refuse('missing');
+    await trx.updateTable('conversations').set({ review_label: label, operator_note: note }).where('id', '=', conversationId).execute();
+    if (current.review_label !== label) {
+      await bumpCounters(trx, { [counterName.label(current.review_label)]: -1, [counterName.label(label)]: 1 });
+    }
+    return { label, note };
+  },
+  refusals: { note_contains_secret: { code: 'note_contains_secret', field: 'note' }, missing: 'conversation_not_found' },
+  changes: (_saved, { conversationId }) => [{ type: 'conversation.updated', conversation_id: conversationId }],
+});

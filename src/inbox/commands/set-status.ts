@@ -1,4 +1,4 @@
-import type { Command } from '../../store/commands.ts';
+import { defineWrite } from '../../writes/write.ts';
 import { laterOf } from '../../store/later-of.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { lockConversation } from '../queries.ts';
@@ -10,19 +10,22 @@ export interface StatusUpdate {
   now: number;
 }
 
-export type StatusOutcome = { kind: 'set'; status: ConversationStatus } | { kind: 'missing' };
-
 /** Sets the status and moves the status counters; a change the visitor sees, so the revision moves. */
-export const setStatus: Command<StatusUpdate, StatusOutcome> = async (trx, { conversationId, status, now }) => {
-  const current = await lockConversation(trx, conversationId);
-  if (!current) return { kind: 'missing' };
-  if (current.status !== status) {
-    await trx
-      .updateTable('conversations')
-      .set((eb) => ({ status, updated_at: laterOf('updated_at', now), revision: eb('revision', '+', 1) }))
-      .where('id', '=', conversationId)
-      .execute();
-    await bumpCounters(trx, { [counterName.status(current.status)]: -1, [counterName.status(status)]: 1 });
-  }
-  return { kind: 'set', status };
-};
+export const setStatus = defineWrite({
+  name: 'conversation status',
+  async run(trx, { conversationId, status, now }: StatusUpdate, refuse) {
+    const current = await lockConversation(trx, conversationId);
+    if (!current) return refuse('missing');
+    if (current.status !== status) {
+      await trx
+        .updateTable('conversations')
+        .set((eb) => ({ status, updated_at: laterOf('updated_at', now), revision: eb('revision', '+', 1) }))
+        .where('id', '=', conversationId)
+        .execute();
+      await bumpCounters(trx, { [counterName.status(current.status)]: -1, [counterName.status(status)]: 1 });
+    }
+    return { status };
+  },
+  refusals: { missing: 'conversation_not_found' },
+  changes: (_set, { conversationId }) => [{ type: 'conversation.updated', conversation_id: conversationId }],
+});

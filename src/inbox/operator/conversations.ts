@@ -3,15 +3,13 @@ import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
-import type { Change } from '../../live/events.ts';
-import { runCommand } from '../../store/commands.ts';
-import { appendOnce, NOT_APPENDED } from '../append-once.ts';
-import { deleteConversation, deletionChanges } from '../commands/delete-conversation.ts';
-import { markSeen, seenChanges } from '../commands/mark-seen.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { operatorReply } from '../commands/append-message.ts';
+import { deleteConversation } from '../commands/delete-conversation.ts';
+import { markSeen } from '../commands/mark-seen.ts';
 import { saveReview } from '../commands/save-review.ts';
 import { setStatus } from '../commands/set-status.ts';
 import { presentReplyReceipt } from '../presenters.ts';
-import { writtenStatus } from '../../http/written.ts';
 import { findConversation, listMessages } from '../queries.ts';
 import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
 import {
@@ -43,8 +41,6 @@ const notFound = () => new ApiError('conversation_not_found');
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config } = app.services;
-  // Published after the commit: the event stream, the webhooks, and the visitor's reads held on the conversation (?wait=).
-  const updated = (conversationId: string, changed: boolean): Change[] => (changed ? [{ type: 'conversation.updated', conversation_id: conversationId }] : []);
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache<Buffer>();
 
@@ -102,9 +98,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!conversation) throw notFound();
       let messages = await listMessages(store.db, id);
       if (conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
-        const seen = await runCommand(store, markSeen, { conversationId: id, reader: 'admin', now: clock.now() }, seenChanges);
-        if (seen.kind === 'missing') throw notFound();
-        ({ conversation, messages } = seen);
+        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now: clock.now() })).result);
       }
       return presentOperatorConversation(conversation, messages);
     },
@@ -124,9 +118,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: BY_ID,
     },
     async (request) => {
-      const deletion = await runCommand(store, deleteConversation, { conversationId: request.params.conversation_id }, deletionChanges);
-      if (deletion.kind === 'missing') throw notFound();
-      return presentDeletionReceipt(deletion.conversationId);
+      const deletion = await perform(app.services, deleteConversation, { conversationId: request.params.conversation_id });
+      return presentDeletionReceipt(deletion.result.conversationId);
     },
   );
 
@@ -146,7 +139,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const conversationId = request.params.conversation_id;
-      const outcome = await appendOnce(store, {
+      const posted = await perform(app.services, operatorReply, {
         conversationId,
         sender: { role: 'admin' },
         ...messageInput(request.body),
@@ -154,14 +147,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         limiter,
         now: clock.now(),
       });
-      if (outcome.kind === 'closed') {
-        throw new ApiError('conversation_closed', {
-          message: 'The conversation is closed or marked as spam; reopen it first (status "open").',
-        });
-      }
-      if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
-      const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
-      return reply.code(writtenStatus(outcome)).send(receipt);
+      return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
     },
   );
 
@@ -181,9 +167,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const change = { conversationId: request.params.conversation_id, status: request.body.status, now: clock.now() };
-      const outcome = await runCommand(store, setStatus, change, (set) => updated(change.conversationId, set.kind === 'set'));
-      if (outcome.kind === 'missing') throw notFound();
-      return presentStatusReceipt(outcome.status);
+      return presentStatusReceipt((await perform(app.services, setStatus, change)).result.status);
     },
   );
 
@@ -205,10 +189,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { label, note } = request.body;
       const review = { conversationId: request.params.conversation_id, label, note, adminToken: config.adminToken };
-      const outcome = await runCommand(store, saveReview, review, (saved) => updated(review.conversationId, saved.kind === 'saved'));
-      if (outcome.kind === 'note_contains_secret') throw new ApiError('note_contains_secret', { field: 'note' });
-      if (outcome.kind === 'missing') throw notFound();
-      return presentReviewReceipt(outcome.label, outcome.note);
+      const saved = (await perform(app.services, saveReview, review)).result;
+      return presentReviewReceipt(saved.label, saved.note);
     },
   );
 };

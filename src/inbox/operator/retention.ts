@@ -1,8 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Limiter } from '../../limits/limiter.ts';
-import { runCommand } from '../../store/commands.ts';
-import type { Store } from '../../store/database.ts';
-import { deleteConversation, deletionChanges } from '../commands/delete-conversation.ts';
+import { perform, type WriteServices } from '../../writes/perform.ts';
+import { deleteStaleConversation } from '../commands/delete-conversation.ts';
 import { countConversations, countStaleConversations, staleConversationIds } from './queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -12,7 +11,8 @@ const BATCH_SIZE = 200;
 const MAX_BATCHES_PER_RUN = 50;
 
 export interface RetentionOptions {
-  store: Store;
+  /** The store, and where its deletions are published (the event stream, the webhooks, the held reads). */
+  services: WriteServices;
   limiter: Limiter;
   clock: Clock;
   /** RETENTION_DAYS: conversations inactive this long are deleted; 0 keeps them. */
@@ -52,29 +52,28 @@ export class RetentionJob {
   constructor(private readonly options: RetentionOptions) {}
 
   async run(): Promise<RetentionResult> {
-    const { store, limiter, clock, retentionDays } = this.options;
+    const { services, limiter, clock, retentionDays } = this.options;
     let conversations = 0;
     if (retentionDays > 0) {
       const cutoff = clock.now() - retentionDays * DAY_MS;
       if (await this.mayDeleteBefore(cutoff)) conversations = await this.deleteInactiveBefore(cutoff);
     }
-    const limitCounters = await limiter.removeExpired(store.db);
+    const limitCounters = await limiter.removeExpired(services.store.db);
     const otherCounters = (await this.options.removeOldCounters?.()) ?? 0;
     return { conversations, limitCounters, otherCounters };
   }
 
   private async deleteInactiveBefore(cutoff: number): Promise<number> {
-    const { store } = this.options;
+    const { services } = this.options;
     let conversations = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-      const ids = await staleConversationIds(store.db, cutoff, BATCH_SIZE);
+      const ids = await staleConversationIds(services.store.db, cutoff, BATCH_SIZE);
       if (ids.length === 0) break;
       // One transaction per conversation: each takes its row, then the counters, in the order every
       // other write does, so a run cannot deadlock with a reply or status change on PostgreSQL.
       for (const conversationId of ids) {
-        // Published like the operator's deletion: the event stream, the webhooks, the held reads.
-        const deletion = await runCommand(store, deleteConversation, { conversationId, inactiveBefore: cutoff }, deletionChanges);
-        if (deletion.kind === 'deleted') conversations += 1;
+        const deletion = await perform(services, deleteStaleConversation, { conversationId, inactiveBefore: cutoff });
+        if (deletion.result.deleted) conversations += 1;
       }
       if (ids.length < BATCH_SIZE) break;
     }
@@ -88,7 +87,7 @@ export class RetentionJob {
    * counter and an index range no longer than the share, and only counts are logged.
    */
   private async mayDeleteBefore(cutoff: number): Promise<boolean> {
-    const { store, maxSharePercent, allowLargeDelete, logger } = this.options;
+    const { services: { store }, maxSharePercent, allowLargeDelete, logger } = this.options;
     const conversations = await countConversations(store.db);
     const maxDeletable = Math.floor((conversations * maxSharePercent) / 100);
     if ((await countStaleConversations(store.db, cutoff, maxDeletable + 1)) <= maxDeletable) return true;

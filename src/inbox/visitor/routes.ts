@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AlertEvent } from '../../alerts/alerts.ts';
 import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
@@ -8,15 +7,13 @@ import { conversationKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { runCommand } from '../../store/commands.ts';
-import { writeIdempotently, type IdempotentCommand } from '../../store/idempotent.ts';
 import { hashToken, newToken, sha256 } from '../../tokens.ts';
-import { appendOnce, NOT_APPENDED } from '../append-once.ts';
-import { createConversation, type CreatedConversation, type NewConversation } from '../commands/create-conversation.ts';
-import { markSeen, seenChanges } from '../commands/mark-seen.ts';
+import { perform, writeStatus } from '../../writes/perform.ts';
+import { followUp } from '../commands/append-message.ts';
+import { createConversation } from '../commands/create-conversation.ts';
+import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
-import { writtenStatus } from '../../http/written.ts';
-import { findEarlierConversation, listMessages, type ConversationRow } from '../queries.ts';
+import { listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
 import { conversationAuthorization, tokenAuthorization } from './auth.ts';
 import { ConversationRows } from './conversation-rows.ts';
@@ -38,17 +35,11 @@ function fingerprint(name: string, invitationId: string | null, message: string)
   return sha256(JSON.stringify([name, invitationId, message]));
 }
 
-/** A first contact under a client-supplied token is written once: the same request again is the earlier conversation. */
-const createOnce: IdempotentCommand<NewConversation & { clientSuppliedToken: boolean }, CreatedConversation> = {
-  findEarlier: async (db, input) => (input.clientSuppliedToken ? findEarlierConversation(db, input.tokenHash, input.fingerprint) : undefined),
-  command: createConversation,
-};
-
 const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config, alerts, live } = app.services;
+  const { store, limiter, clock, config, live } = app.services;
   app.decorateRequest('conversation', null);
   app.decorateRequest('conversationId', null);
   const authorizeConversationToken = tokenAuthorization(store, live);
@@ -58,10 +49,6 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
   const readCache = new BodyCache<Buffer>();
-  // After the commit, and after the response: an alert never delays or fails the request.
-  const notify = (alert: AlertEvent | undefined) => {
-    if (alert) setImmediate(() => alerts.notify(alert));
-  };
   const reread = async (conversationId: string) => {
     const conversation = await rows.find(conversationId);
     if (!conversation) throw new ApiError('conversation_not_found');
@@ -85,7 +72,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const invitationId = body.invitation_id || null;
       const accessToken = body.client_access_token ?? newToken();
       const tokenHash = hashToken(accessToken);
-      const outcome = await writeIdempotently(store, createOnce, {
+      const created = await perform(app.services, createConversation, {
         clientSuppliedToken: body.client_access_token !== undefined,
         tokenHash,
         fingerprint: fingerprint(name, invitationId, body.message),
@@ -95,12 +82,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         source: requestSource(request),
         limiter,
         now: clock.now(),
-      }, (written) => [{ type: 'conversation.created', conversation_id: written.conversation.id }]);
-      if (outcome.kind === 'conflict') throw new ApiError('client_token_conflict');
-      if (outcome.kind === 'written') notify(outcome.result.alert);
+      });
       const issued = { accessToken, clientMade: body.client_access_token !== undefined };
-      const receipt = presentCreationReceipt(baseUrl(request), outcome.result.conversation, issued, outcome.kind === 'duplicate');
-      return reply.code(writtenStatus(outcome)).send(receipt);
+      const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate);
+      return reply.code(writeStatus(created)).send(receipt);
     },
   );
 
@@ -130,9 +115,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       if (cached) return reply.header('ETag', etag(conversation)).send(cached);
       let messages = await listMessages(store.db, conversation.id);
       if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
-        const seen = await runCommand(store, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() }, seenChanges);
-        if (seen.kind === 'missing') throw new ApiError('conversation_not_found');
-        ({ conversation, messages } = seen);
+        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() })).result);
       }
       const body = encodedBody(reply, presentVisitorConversation(conversation, messages));
       readCache.set(`${conversation.id}:${conversation.revision}`, body);
@@ -157,7 +140,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const conversationId = request.conversationId!;
-      const outcome = await appendOnce(store, {
+      const posted = await perform(app.services, followUp, {
         conversationId,
         sender: { role: 'visitor', source: requestSource(request) },
         ...messageInput(request.body),
@@ -165,10 +148,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         limiter,
         now: clock.now(),
       });
-      if (outcome.kind !== 'written' && outcome.kind !== 'duplicate') throw new ApiError(NOT_APPENDED[outcome.kind]);
-      if (outcome.kind === 'written') notify(outcome.result.alert);
-      const receipt = presentReplyReceipt(conversationId, outcome.result.messageId, outcome.kind === 'duplicate');
-      return reply.code(writtenStatus(outcome)).send(receipt);
+      return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
     },
   );
 };

@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.ts';
 import { ApiError } from '../../../src/http/errors.ts';
-import { appendMessage } from '../../../src/inbox/commands/append-message.ts';
+import { followUp } from '../../../src/inbox/commands/append-message.ts';
 import { createConversation, type NewConversation } from '../../../src/inbox/commands/create-conversation.ts';
 import { Limiter } from '../../../src/limits/limiter.ts';
 import type { Database } from '../../../src/store/schema.ts';
 import { hashToken, newToken } from '../../../src/tokens.ts';
+import { refuse, Refused } from '../../../src/writes/write.ts';
 import { countRows, sharedAppWithFreshLimits } from '../../helpers.ts';
 
 const app = sharedAppWithFreshLimits();
@@ -45,6 +46,7 @@ const limiterWith = (source: number) =>
 
 const firstContact = (limits: Limiter): NewConversation => ({
   tokenHash: hashToken(newToken()),
+  clientSuppliedToken: false,
   fingerprint: 'fingerprint',
   name: 'Ada',
   invitationId: null,
@@ -57,8 +59,8 @@ const firstContact = (limits: Limiter): NewConversation => ({
 /** A conversation created through the command, in a transaction of its own. */
 async function conversationOf(limits: Limiter): Promise<{ conversationId: string; now: number }> {
   const contact = firstContact(limits);
-  const created = await app().store.db.transaction().execute((trx) => createConversation(trx, contact));
-  return { conversationId: created.conversation.id, now: contact.now };
+  const created = await app().store.db.transaction().execute((trx) => createConversation.run(trx, contact, refuse));
+  return { conversationId: created.id, now: contact.now };
 }
 
 const position = (statements: string[], start: string) => statements.findIndex((sql) => sql.startsWith(start));
@@ -66,7 +68,7 @@ const position = (statements: string[], start: string) => statements.findIndex((
 describe('where the writes charge their limits', () => {
   it('creation charges its limits after its inserts, and a client past its limit is refused before any write', async () => {
     const limits = limiterWith(1);
-    const accepted = await statementsOf((trx) => createConversation(trx, firstContact(limits)));
+    const accepted = await statementsOf((trx) => createConversation.run(trx, firstContact(limits), refuse));
     expect(accepted.error).toBeUndefined();
     const charge = position(accepted.statements, 'insert into "limit_counters"');
     expect(charge).toBeGreaterThan(position(accepted.statements, 'insert into "conversations"'));
@@ -74,7 +76,7 @@ describe('where the writes charge their limits', () => {
     expect(position(accepted.statements, 'insert into "conversations"')).toBeGreaterThan(-1);
 
     const conversations = await countRows(app(), 'conversations');
-    const refused = await statementsOf((trx) => createConversation(trx, firstContact(limits)));
+    const refused = await statementsOf((trx) => createConversation.run(trx, firstContact(limits), refuse));
     expect(refused.error).toBeInstanceOf(ApiError);
     expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(refused.statements).toHaveLength(1);
@@ -86,14 +88,14 @@ describe('where the writes charge their limits', () => {
     const limits = limiterWith(10);
     const { conversationId, now } = await conversationOf(limits);
     const message = { conversationId, sender: { role: 'visitor' as const, source: 'source-a' }, body: 'More', clientMessageId: null, cap: 200, limiter: limits, now };
-    const accepted = await statementsOf((trx) => appendMessage(trx, message));
+    const accepted = await statementsOf((trx) => followUp.run(trx, message, refuse));
     expect(accepted.error).toBeUndefined();
     expect(position(accepted.statements, 'insert into "limit_counters"')).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
     expect(position(accepted.statements, 'insert into "messages"')).toBeGreaterThan(-1);
 
     const messages = await countRows(app(), 'messages');
     const before = await app().store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow();
-    const refused = await statementsOf((trx) => appendMessage(trx, message));
+    const refused = await statementsOf((trx) => followUp.run(trx, message, refuse));
     expect(refused.error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(await countRows(app(), 'messages')).toBe(messages);
     expect(await app().store.db.selectFrom('conversations').select(['message_count', 'revision']).where('id', '=', conversationId).executeTakeFirstOrThrow()).toEqual(before);
@@ -104,16 +106,12 @@ describe('where the writes charge their limits', () => {
     const { conversationId, now } = await conversationOf(limits);
     const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now });
     const outcome = async (id: string, cap?: number) => {
-      let kind: string | undefined;
-      const run = await statementsOf(async (trx) => {
-        kind = (await appendMessage(trx, message(id, cap))).kind;
-        throw new Error('roll back, as writeIdempotently does on a refusal');
-      });
-      expect((run.error as Error).message).toBe('roll back, as writeIdempotently does on a refusal');
-      return kind;
+      const run = await statementsOf((trx) => followUp.run(trx, message(id, cap), refuse));
+      expect(run.error).toBeInstanceOf(Refused);
+      return (run.error as Refused).reason;
     };
     // The source's one follow-up is spent: the slot still answers first, not the 429.
-    await app().store.db.transaction().execute((trx) => appendMessage(trx, message(conversationId)));
+    await app().store.db.transaction().execute((trx) => followUp.run(trx, message(conversationId), refuse));
     const spent = await app().store.db.selectFrom('limit_counters').select(['bucket', 'count']).where('bucket', 'like', 'FOLLOWUP_SOURCE:%').execute();
     expect(spent.map((row) => row.count)).toEqual([1]);
     const messages = await countRows(app(), 'messages');

@@ -15,13 +15,13 @@ describe('retention', () => {
   afterEach(() => t.close());
 
   function job(retentionDays: number) {
-    return new RetentionJob({ store: t.store, limiter: new Limiter(t.config.limits, t.clock), clock: t.clock, retentionDays, ...UNGUARDED, logger: quiet });
+    return new RetentionJob({ services: t.app.services, limiter: new Limiter(t.config.limits, t.clock), clock: t.clock, retentionDays, ...UNGUARDED, logger: quiet });
   }
 
   /** A job as the service builds it from its configuration, with its warnings captured. */
   function configuredJob(warnings: [object, string][]) {
     return new RetentionJob({
-      store: t.store,
+      services: t.app.services,
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       retentionDays: t.config.retentionDays,
@@ -166,7 +166,7 @@ describe('retention', () => {
     await t.inject({ method: 'GET', url: '/api/admin/overview', headers: bearer('wrong') });
     t.clock.advance(400 * DAY);
     const retention = new RetentionJob({
-      store: t.store,
+      services: t.app.services,
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       retentionDays: 0,

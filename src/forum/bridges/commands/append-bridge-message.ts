@@ -1,6 +1,9 @@
-import { bridgeThread, type AlertEvent } from '../../../alerts/alerts.ts';
+import type { Static } from '@sinclair/typebox';
+import { bridgeThread } from '../../../alerts/alerts.ts';
+import type { Clock } from '../../../clock.ts';
+import { messageInput, type MessageBody } from '../../../http/schemas.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
-import { earlierMessage, type IdempotentCommand } from '../../../store/idempotent.ts';
+import { defineWrite, earlierMessage } from '../../../writes/write.ts';
 import { findBridgeMessageByClientId, insertBridgeMessage, type BridgeKey } from '../queries.ts';
 
 /** Who writes: the participant (limited, and the operator is alerted) or the operator. */
@@ -14,21 +17,41 @@ export interface AppendBridgeMessageInput {
   now: number;
 }
 
-/** The alert for a new agent message, for the route to send after the commit. */
-export type BridgeMessageOutcome = { kind: 'written'; messageId: string; alert?: AlertEvent };
+type Writing = { limiter: Limiter; clock: Clock };
 
-/** One owner-bridge message (CONTRACT §6.5), idempotent by client_message_id; an agent's is charged to BRIDGE_AGENT only when new. */
-export const appendBridgeMessage: IdempotentCommand<AppendBridgeMessageInput, BridgeMessageOutcome> = {
-  async findEarlier(db, { key, author, body, clientMessageId }) {
-    if (clientMessageId === null) return undefined;
-    return earlierMessage(await findBridgeMessageByClientId(db, key, author.role, clientMessageId), body);
+/** The participant writes to the operator: limited to BRIDGE_AGENT, and the operator is alerted. */
+export function agentBridgeMessage({ limiter, clock }: Writing, key: BridgeKey, source: string, body: Static<typeof MessageBody>): AppendBridgeMessageInput {
+  return { key, author: { role: 'agent', source, limiter }, ...messageInput(body), now: clock.now() };
+}
+
+/** The operator answers in the channel. */
+export function operatorBridgeMessage({ clock }: Pick<Writing, 'clock'>, key: BridgeKey, body: Static<typeof MessageBody>): AppendBridgeMessageInput {
+  return { key, author: { role: 'operator' }, ...messageInput(body), now: clock.now() };
+}
+
+/**
+ * One owner-bridge message (CONTRACT §6.5), by either side, idempotent by client_message_id; an
+ * agent's is charged to BRIDGE_AGENT only when new, and alerts the operator.
+ */
+export const appendBridgeMessage = defineWrite({
+  name: 'owner-bridge message',
+  retry: {
+    async find(db, { key, author, body, clientMessageId }: AppendBridgeMessageInput) {
+      if (clientMessageId === null) return undefined;
+      return earlierMessage(await findBridgeMessageByClientId(db, key, author.role, clientMessageId), body);
+    },
+    conflict: 'client_message_id_conflict',
   },
 
-  async command(trx, { key, author, body, clientMessageId, now }) {
+  async run(trx, { key, author, body, clientMessageId, now }) {
     const messageId = await insertBridgeMessage(trx, key, author.role, body, clientMessageId, now);
-    if (author.role === 'operator') return { kind: 'written', messageId };
     // The limiter refuses with its own 429 from inside the transaction (shared infrastructure below features).
-    await author.limiter.consume(trx, 'BRIDGE_AGENT', key.agentId);
-    return { kind: 'written', messageId, alert: { kind: 'owner_bridge', thread: bridgeThread(key.topicId, key.agentId), source: author.source } };
+    if (author.role === 'agent') await author.limiter.consume(trx, 'BRIDGE_AGENT', key.agentId);
+    return { messageId };
   },
-};
+
+  refusals: {},
+  changes: ({ messageId }, { key }) => [{ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: messageId }],
+  alert: (_written, { key, author }) =>
+    author.role === 'agent' ? { kind: 'owner_bridge', thread: bridgeThread(key.topicId, key.agentId), source: author.source } : undefined,
+});

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Limiter } from '../../../limits/limiter.ts';
 import type { Database } from '../../../store/schema.ts';
 import { hashToken, sha256 } from '../../../tokens.ts';
-import type { IdempotentCommand } from '../../../store/idempotent.ts';
+import { defineWrite } from '../../../writes/write.ts';
 import { recordReferral } from '../../referrals/counters.ts';
 import { consumeInvitation, findAgentByTokenHash, insertAgent } from '../queries.ts';
 import { IDENTITY_KEYS } from '../../../http/agent-facts.ts';
@@ -20,8 +20,6 @@ export interface RegisterPeerInput {
   referral: { id: string | null; limiter: Limiter };
   now: number;
 }
-
-export type RegisterPeerOutcome = { kind: 'written'; agentId: string } | { kind: 'invitation_required' } | { kind: 'token_in_use' };
 
 /** Only the known keys of the self-reported identity are kept, in one order. */
 function knownIdentity(identity: Registration['identity']): Record<string, string | string[]> {
@@ -64,17 +62,22 @@ const NEW_PRESENCE = {
 } as const;
 
 /** Peer registration (CONTRACT §6.1): a client_access_token is the key that makes a retry safe. */
-export const registerPeer: IdempotentCommand<RegisterPeerInput, RegisterPeerOutcome> = {
-  async findEarlier(db, input) {
-    if (input.registration.client_access_token === undefined) return undefined;
-    const existing = await findAgentByTokenHash(db, hashToken(input.accessToken));
-    if (!existing) return undefined;
-    if (existing.fingerprint !== storedRegistration(input.registration, input.referral.id).fingerprint) return { kind: 'other' };
-    return { kind: 'same', result: { kind: 'written', agentId: existing.id } };
+export const registerPeer = defineWrite({
+  name: 'peer registration',
+  retry: {
+    async find(db, input: RegisterPeerInput) {
+      if (input.registration.client_access_token === undefined) return undefined;
+      const existing = await findAgentByTokenHash(db, hashToken(input.accessToken));
+      if (!existing) return undefined;
+      if (existing.fingerprint !== storedRegistration(input.registration, input.referral.id).fingerprint) return { kind: 'other' };
+      return { kind: 'same', result: { agentId: existing.id } };
+    },
+    conflict: { code: 'client_token_conflict', message: 'This client token already belongs to a registration with a different body.' },
+    taken: 'client_token_conflict',
   },
 
-  async command(trx, { registration, accessToken, admission, referral, now }) {
-    if (admission.kind === 'invite' && admission.code === undefined) return { kind: 'invitation_required' };
+  async run(trx, { registration, accessToken, admission, referral, now }, refuse) {
+    if (admission.kind === 'invite' && admission.code === undefined) return refuse('invitation_required');
     const stored = storedRegistration(registration, referral.id);
     const agent = await insertAgent(trx, {
       display_name: registration.display_name,
@@ -89,10 +92,10 @@ export const registerPeer: IdempotentCommand<RegisterPeerInput, RegisterPeerOutc
       presence_updated_at: now,
       referral_id: referral.id,
     });
-    if (!(await admit(trx, admission, agent.id, now))) return { kind: 'invitation_required' };
+    if (!(await admit(trx, admission, agent.id, now))) return refuse('invitation_required');
     if (referral.id !== null) await recordReferral(trx, referral.limiter, referral.id, 'peer-registration', now);
-    return { kind: 'written', agentId: agent.id };
+    return { agentId: agent.id };
   },
 
-  keyTaken: { kind: 'token_in_use' },
-};
+  refusals: { invitation_required: 'invitation_required' },
+});

@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { Limiter } from '../../../limits/limiter.ts';
-import type { Command } from '../../../store/commands.ts';
+import type { Database } from '../../../store/schema.ts';
+import { defineWrite, type Refuse } from '../../../writes/write.ts';
 import type { PresenceStatus } from '../../tables.ts';
 import { searchKeys, uniqueEntries } from '../presence-lists.ts';
 import type { PresenceUpdate } from '../schemas.ts';
@@ -11,8 +13,6 @@ export interface UpdatePresenceInput {
   now: number;
 }
 
-export type UpdatePresenceOutcome = { kind: 'updated'; presence: StoredPresence } | { kind: 'revoked' };
-
 export interface StoredPresence {
   status: PresenceStatus;
   topics: string[];
@@ -22,7 +22,14 @@ export interface StoredPresence {
 }
 
 /** Replaces all four presence values of an active agent (COMPAT §3.5), charged to PRESENCE_AGENT. */
-export const updatePresence: Command<UpdatePresenceInput, UpdatePresenceOutcome> = async (trx, { agentId, presence, limiter, now }) => {
+export const updatePresence = defineWrite({
+  name: 'presence',
+  run: storePresence,
+  // Revoked between the authorization and the write.
+  refusals: { revoked: 'agent_token_required' },
+});
+
+async function storePresence(trx: Kysely<Database>, { agentId, presence, limiter, now }: UpdatePresenceInput, refuse: Refuse<'revoked'>): Promise<StoredPresence> {
   await limiter.consume(trx, 'PRESENCE_AGENT', agentId);
   const stored: StoredPresence = {
     status: presence.status ?? 'available',
@@ -47,5 +54,5 @@ export const updatePresence: Command<UpdatePresenceInput, UpdatePresenceOutcome>
     .where('revoked_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
-  return updated ? { kind: 'updated', presence: stored } : { kind: 'revoked' };
-};
+  return updated ? stored : refuse('revoked');
+}

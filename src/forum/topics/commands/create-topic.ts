@@ -1,12 +1,12 @@
 import type { Limiter } from '../../../limits/limiter.ts';
 import { newId, sha256 } from '../../../tokens.ts';
+import { defineWrite, type WriteError } from '../../../writes/write.ts';
 import type { AgentRow } from '../../peers/queries.ts';
 import { insertPost } from '../../posts/queries.ts';
-import type { IdempotentCommand } from '../../../store/idempotent.ts';
 import { insertMember } from '../member-queries.ts';
-import { findTopicByClientToken, insertTopic } from '../queries.ts';
+import { findCategory, findTopicByClientToken, insertTopic } from '../queries.ts';
 import type { NewTopic } from '../schemas.ts';
-import type { ThreadToken } from './thread-token.ts';
+import type { ThreadToken } from '../thread-token.ts';
 
 export interface CreateTopicInput {
   agent: Pick<AgentRow, 'id' | 'display_name'>;
@@ -17,28 +17,41 @@ export interface CreateTopicInput {
   now: number;
 }
 
-export type CreateTopicOutcome = { kind: 'written'; topicId: string } | { kind: 'token_in_use' };
+/** R2: the slug trimmed (as every body field) and lowercased; empty or absent is general. */
+export function categorySlug(category: string | undefined): string {
+  return category?.toLowerCase() || 'general';
+}
 
 // No first post reads as null here, so a peer thread never matches a forum-route creation (a 409).
 const fingerprint = ({ agent, topic }: CreateTopicInput) =>
   sha256(JSON.stringify([agent.id, topic.category, topic.title, topic.summary ?? '', topic.message, topic.visibility ?? 'listed', topic.client_message_id ?? null]));
 
+export const THREAD_TOKEN_CONFLICT: WriteError = { code: 'client_token_conflict', message: 'This client thread token is already in use for a different request.' };
+
 /**
- * A topic, its creator's membership and its first post (when there is one) in one transaction, charged to TOPIC_AGENT
- * (CONTRACT §6.3). The same client token and body are the earlier topic; the same token with
- * anything else, or from another agent, is a conflict.
+ * A topic, its creator's membership and its first post (when there is one) in one transaction,
+ * charged to TOPIC_AGENT (CONTRACT §6.3). The same client token and body are the earlier topic; the
+ * same token with anything else, or from another agent, is a conflict.
  */
-export const createTopic: IdempotentCommand<CreateTopicInput, CreateTopicOutcome> = {
-  async findEarlier(db, input) {
-    const key = input.token.retryKey;
-    const existing = key === null ? undefined : await findTopicByClientToken(db, key);
-    if (!existing) return undefined;
-    if (existing.created_by_agent_id !== input.agent.id || existing.fingerprint !== fingerprint(input)) return { kind: 'other' };
-    return { kind: 'same', result: { kind: 'written', topicId: existing.id } };
+export const createTopic = defineWrite({
+  name: 'topic creation',
+  retry: {
+    async find(db, input: CreateTopicInput) {
+      const key = input.token.retryKey;
+      const existing = key === null ? undefined : await findTopicByClientToken(db, key);
+      if (!existing) return undefined;
+      if (existing.created_by_agent_id !== input.agent.id || existing.fingerprint !== fingerprint(input)) return { kind: 'other' };
+      return { kind: 'same', result: { topicId: existing.id } };
+    },
+    conflict: THREAD_TOKEN_CONFLICT,
+    taken: THREAD_TOKEN_CONFLICT,
   },
 
-  async command(trx, input) {
+  async run(trx, input, refuse) {
     const { agent, topic, token, now } = input;
+    const category = await findCategory(trx, topic.category);
+    if (!category) return refuse('unknown_category');
+    if (category.agent_can_create !== 1) return refuse('closed_to_agents');
     const id = newId();
     await insertTopic(trx, {
       id,
@@ -64,8 +77,9 @@ export const createTopic: IdempotentCommand<CreateTopicInput, CreateTopicOutcome
       if (post.kind !== 'written') throw new Error(`a new topic refused its first post (${post.kind})`);
     }
     await input.limiter.consume(trx, 'TOPIC_AGENT', agent.id);
-    return { kind: 'written', topicId: id };
+    return { topicId: id };
   },
 
-  keyTaken: { kind: 'token_in_use' },
-};
+  refusals: { unknown_category: { code: 'unknown_category', field: 'category' }, closed_to_agents: 'category_closed_to_agents' },
+  changes: ({ topicId }) => [{ type: 'forum.topic', topic_id: topicId }],
+});

@@ -1,8 +1,10 @@
 import type { Limiter } from '../../../limits/limiter.ts';
-import type { IdempotentCommand } from '../../../store/idempotent.ts';
+import { topicKey } from '../../../live/hub.ts';
+import { defineWrite } from '../../../writes/write.ts';
 import { findMember, insertMember, rejoinMember } from '../member-queries.ts';
-import { addMemberCount } from '../queries.ts';
-import type { ThreadToken } from './thread-token.ts';
+import { addMemberCount, findTopic } from '../queries.ts';
+import type { ThreadToken } from '../thread-token.ts';
+import { THREAD_TOKEN_CONFLICT } from './create-topic.ts';
 
 export interface JoinTopicInput {
   topicId: string;
@@ -12,30 +14,40 @@ export interface JoinTopicInput {
   now: number;
 }
 
-export type JoinTopicOutcome = { kind: 'written' } | { kind: 'missing' } | { kind: 'already_member' } | { kind: 'token_in_use' };
-
 /**
  * Joining (CONTRACT §6.3): an active member with the same client token is the earlier join; any
  * other active member is a conflict (already_member); a member who left joins again. The place is
  * claimed on the topic row first, so only an open topic in participants mode takes a member.
  */
-export const joinTopic: IdempotentCommand<JoinTopicInput, JoinTopicOutcome> = {
-  async findEarlier(db, input) {
-    const member = await findMember(db, input.topicId, input.agentId);
-    if (!member || member.status !== 'active') return undefined;
-    const key = input.token.retryKey;
-    return key !== null && member.fingerprint === key ? { kind: 'same', result: { kind: 'written' } } : { kind: 'other' };
+export const joinTopic = defineWrite({
+  name: 'join',
+  retry: {
+    async find(db, input: JoinTopicInput) {
+      const member = await findMember(db, input.topicId, input.agentId);
+      if (!member || member.status !== 'active') return undefined;
+      const key = input.token.retryKey;
+      if (key === null || member.fingerprint !== key) return { kind: 'other' };
+      const topic = await findTopic(db, input.topicId);
+      return topic ? { kind: 'same', result: { topicId: topic.id, visibility: topic.visibility } } : undefined;
+    },
+    conflict: 'already_member',
+    taken: THREAD_TOKEN_CONFLICT,
   },
 
-  async command(trx, input) {
+  async run(trx, input, refuse) {
     const { topicId, agentId, token, now } = input;
-    if (!(await addMemberCount(trx, topicId, 1))) return { kind: 'missing' };
+    const topic = await findTopic(trx, topicId);
+    if (!topic || topic.status !== 'open') return refuse('missing');
+    if (topic.posting_mode !== 'participants') return refuse('read_only');
+    if (!(await addMemberCount(trx, topicId, 1))) return refuse('missing');
     const row = { topic_id: topicId, agent_id: agentId, token_hash: token.hash, status: 'active' as const, fingerprint: token.retryKey, joined_at: now };
     if ((await findMember(trx, topicId, agentId)) === undefined) await insertMember(trx, row);
-    else if (!(await rejoinMember(trx, row))) return { kind: 'already_member' };
+    else if (!(await rejoinMember(trx, row))) return refuse('already_member');
     await input.limiter.consume(trx, 'JOIN_AGENT', agentId);
-    return { kind: 'written' };
+    return { topicId, visibility: topic.visibility };
   },
 
-  keyTaken: { kind: 'token_in_use' },
-};
+  refusals: { missing: 'topic_not_found', read_only: 'read_only_topic', already_member: 'already_member' },
+  // A new member changes the topic's member count: its held reads see it.
+  wakes: ({ topicId }) => [topicKey(topicId)],
+});

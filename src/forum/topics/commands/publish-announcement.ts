@@ -1,6 +1,6 @@
 import { sha256 } from '../../../tokens.ts';
+import { defineWrite } from '../../../writes/write.ts';
 import { insertPost, moderatorSender } from '../../posts/queries.ts';
-import type { IdempotentCommand } from '../../../store/idempotent.ts';
 import { moderatorTopic } from '../moderator-topic.ts';
 import { findTopicByClientToken, insertTopic } from '../queries.ts';
 import type { Announcement } from '../schemas.ts';
@@ -18,15 +18,19 @@ const clientKey = ({ announcement }: PublishAnnouncementInput) =>
 const fingerprint = ({ announcement }: PublishAnnouncementInput) => sha256(JSON.stringify([announcement.title, announcement.summary ?? '', announcement.message]));
 
 /** An announcement (CONTRACT §6.6): a listed, read-only topic in announcements with the moderator's first post. */
-export const publishAnnouncement: IdempotentCommand<PublishAnnouncementInput, { kind: 'written'; topicId: string }> = {
-  async findEarlier(db, input) {
-    const key = clientKey(input);
-    const existing = key === null ? undefined : await findTopicByClientToken(db, key);
-    if (!existing) return undefined;
-    return existing.fingerprint === fingerprint(input) ? { kind: 'same', result: { kind: 'written', topicId: existing.id } } : { kind: 'other' };
+export const publishAnnouncement = defineWrite({
+  name: 'announcement',
+  retry: {
+    async find(db, input: PublishAnnouncementInput) {
+      const key = clientKey(input);
+      const existing = key === null ? undefined : await findTopicByClientToken(db, key);
+      if (!existing) return undefined;
+      return existing.fingerprint === fingerprint(input) ? { kind: 'same', result: { topicId: existing.id } } : { kind: 'other' };
+    },
+    conflict: 'client_message_id_conflict',
   },
 
-  async command(trx, input) {
+  async run(trx, input) {
     const { announcement, now } = input;
     const topic = moderatorTopic({
       category: 'announcements',
@@ -41,6 +45,8 @@ export const publishAnnouncement: IdempotentCommand<PublishAnnouncementInput, { 
     const sender = moderatorSender(input.moderatorName);
     const post = await insertPost(trx, { topicId: topic.id, sender, body: announcement.message, clientMessageId: announcement.client_message_id ?? null, now });
     if (post.kind !== 'written') throw new Error(`a new announcement refused its first post (${post.kind})`);
-    return { kind: 'written', topicId: topic.id };
+    return { topicId: topic.id };
   },
-};
+  refusals: {},
+  changes: ({ topicId }) => [{ type: 'forum.topic', topic_id: topicId }],
+});

@@ -1,4 +1,4 @@
-import { hashToken, newToken } from '../../../tokens.ts';
+import { hashToken, newToken } from '../../tokens.ts';
 
 /** A member's thread token: the client's own, which is also the key that makes a retry safe, or a new one. */
 export interface ThreadToken {

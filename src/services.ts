@@ -1,0 +1,27 @@
+import type { Alerts } from './alerts/alerts.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Limiter } from './limits/limiter.ts';
+import type { ChangeHub } from './live/hub.ts';
+import type { Store } from './store/database.ts';
+import type { ChangeSink } from './writes/changes.ts';
+
+/** What every feature works with, built once by buildApp (app.services). */
+export interface Services {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  limiter: Limiter;
+  alerts: Alerts;
+  /** Changes published after their commit, for the reads held by ?wait=. */
+  live: ChangeHub;
+  /** Where the changes of every write go: recorded in its transaction, published after its commit. */
+  changes: ChangeSink;
+  version: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
