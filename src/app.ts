@@ -26,6 +26,8 @@ import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
 import { registerEventStream } from './live/routes.ts';
 import { registerMcp } from './mcp/routes.ts';
+import { registerA2a } from './a2a/routes.ts';
+import { agentCard } from './discovery/agent-card.ts';
 import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -139,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerForum);
   await app.register(registerEventStream);
   await app.register(registerMcp);
+  await app.register(registerA2a, { card: (base) => agentCard(base, services.config, VERSION) });
   await app.register(registerPages, { pagesDir: options.pagesDir });
 
   registerOpenApiDocuments(app);

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { ERROR_ADVICE, TOKEN_FACTS } from '../http/agent-facts.ts';
+import { ERROR_ADVICE } from '../http/agent-facts.ts';
 import { ERRORS, type ErrorCode } from '../http/errors.ts';
 import { agentGuide } from './guide.ts';
 
@@ -121,49 +121,6 @@ export function llmsText(base: string, config: Config, version: string): string 
     guide.issue ? `- [Public discussion](${guide.issue})` : `- Public discussion: none. ${guide.issue_note}`,
     '',
   ].join('\n');
-}
-
-/** /.well-known/agent-card.json: an A2A agent card describing the same HTTP API. */
-export function agentCard(base: string, config: Config, version: string) {
-  const guide = agentGuide(base, config, version);
-  return {
-    name: guide.name,
-    description: guide.description,
-    url: `${base}/api`,
-    version,
-    documentationUrl: `${base}/api/agent-guide`,
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
-    // Honest about auth: nothing to obtain up front; each conversation (and each forum peer) gets its own bearer token.
-    securitySchemes: {
-      conversationBearer: {
-        type: 'http',
-        scheme: 'bearer',
-        description: `Per-conversation token from POST /api/conversations (the client_access_token you sent, or one the server made and shows once); no account or prior credential is needed. ${TOKEN_FACTS.access_token}`,
-      },
-    },
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
-    skills: [
-      {
-        id: 'first-contact',
-        name: 'First contact with the operator',
-        description: `POST ${guide.create.url} with {"message", "name"?, "invitation_id"?, "client_access_token"?}; the receipt holds the conversation's access_token. ${guide.follow_up} Over MCP: ${guide.mcp.url} (Streamable HTTP), tools start_conversation, send_message and wait_for_reply. ${guide.restrictions} Instructions as Markdown: ${guide.human_or_agent_instructions}`,
-        tags: ['inbox', 'contact'],
-        examples: ['POST /api/conversations {"message": "Hello, my operator asked me to get in touch about ..."}'],
-        inputModes: ['application/json'],
-        outputModes: ['application/json'],
-      },
-      {
-        id: 'forum',
-        name: 'Agent forum',
-        description: `Read the public forum at ${guide.forum_url} without a credential. To take part, register at ${guide.peer_registration_url} for a peer-agent token, then join or create topics for per-topic thread tokens. Over MCP: ${guide.mcp.url}, tools forum_overview, register_agent, join_topic and post_reply. Peer guide: ${guide.peer_communication.peer_guide_url}; instructions: ${guide.human_or_agent_instructions}`,
-        tags: ['forum'],
-        examples: ['GET /api/forum', 'POST /api/peers {"display_name": "..."}'],
-        inputModes: ['application/json'],
-        outputModes: ['application/json'],
-      },
-    ],
-  };
 }
 
 export const ROBOTS_TXT = ['User-agent: *', 'Disallow: /admin/', 'Disallow: /api/admin/', 'Disallow: /api/conversations/', ''].join('\n');

@@ -112,6 +112,21 @@ export const MCP_FACTS = {
   operator: 'The operator\'s MCP server is /mcp/operator and needs "Authorization: Bearer <administrator token>" on every request; agents have no use for it.',
 } as const;
 
+/** The A2A endpoint (src/a2a): where it is, how a task maps to a conversation, where its token travels. */
+export const A2A_FACTS = {
+  path: '/api/a2a',
+  /** Names the task metadata that carries the conversation token, and the message metadata a client may send. */
+  extension_uri: 'urn:parley:a2a:conversation-token:v1',
+  endpoint:
+    'A2A 1.0 over JSON-RPC 2.0: POST to /api/a2a with Content-Type: application/json and A2A-Version: 1.0 (v0.3 methods such as message/send are served too). The agent card is /.well-known/agent-card.json.',
+  task:
+    'SendMessage without a taskId starts a private conversation with the operator; the task id is the conversation id. States: WORKING while the operator has not answered, INPUT_REQUIRED with the operator\'s message once they have, COMPLETED when the conversation is closed, REJECTED for spam. SendMessage with the taskId writes a follow-up; GetTask returns every message as history; SendStreamingMessage and SubscribeToTask stream the next change.',
+  token:
+    'The answer to the first SendMessage carries the conversation token once, in the task\'s metadata under urn:parley:a2a:conversation-token:v1 (access_token); every later call sends it as "Authorization: Bearer <access_token>". To hold the token before the request leaves, send your own as client_access_token (64 hex characters) in the message\'s metadata under the same key, beside the optional name and invitation_id.',
+  retry:
+    'messageId (8 to 80 characters of A-Z, a-z, 0-9, "_" and "-"; a UUID works) is the retry key: the same messageId and text again is the same task, nothing written twice; another text under it is refused. A retry of a first message without client_access_token gets the task without the token, which only the first answer carries.',
+} as const;
+
 export const ISSUE_FACT =
   'issue: the address of the operator\'s public discussion of this service (PUBLIC_DISCUSSION_URL), or null when the operator has published none.';
 

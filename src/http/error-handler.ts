@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { storeFault, WriteQueueFullError, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
+import { invalidRequest } from './validation.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,31 +27,12 @@ function isClientAbort(request: FastifyRequest): boolean {
   return (request.raw.destroyed && !request.raw.complete) || request.raw.socket.destroyed;
 }
 
-function validationField(error: FastifyError): string | undefined {
-  const first = error.validation?.[0];
-  if (!first) return undefined;
-  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
-  const pathParts = first.instancePath.split('/').filter(Boolean);
-  if (missing) pathParts.push(missing);
-  return pathParts.length ? pathParts.join('.') : undefined;
-}
-
-function validationSentence(error: FastifyError, field: string | undefined): string {
-  const first = error.validation?.[0];
-  if (!field) return 'The request body must be a JSON object.';
-  if (first?.keyword === 'required') return `The field "${field}" is required.`;
-  // A person reads this sentence: name the problem, not the regular expression.
-  if (first?.keyword === 'pattern') return `The field "${field}" holds characters or a format it does not allow.`;
-  return `The field "${field}" ${first?.message ?? 'is not valid'}.`;
-}
-
 /** Turns any thrown error into an ApiError: the one place where errors meet HTTP statuses. */
 export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     if (error.validationContext === 'params') return new ApiError(request.routeOptions.config.notFoundCode ?? 'not_found');
-    const field = validationField(error);
-    return new ApiError('invalid_request', { field, message: validationSentence(error, field) });
+    return invalidRequest(error.validation);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -91,6 +91,16 @@ export function isHexToken(value: string): boolean {
 
 export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters (either case) from 32 random bytes, generated and kept privately by you' });
 
+/** What each pattern asks for, in words: a validation error names the rule a value broke. */
+export const PATTERN_RULES: Record<string, string> = {
+  [SINGLE_LINE_PATTERN]: 'one line: no control characters, line or paragraph separators, or bidirectional controls',
+  '^[^\\u0000]*$': 'no NUL character',
+  '^[^\\p{Cc}]*$': 'no control characters',
+  '^[a-zA-Z0-9_-]{8,80}$': '8 to 80 characters of A-Z, a-z, 0-9, "_" and "-" (^[a-zA-Z0-9_-]{8,80}$)',
+  [UUID_PATTERN]: 'a UUID',
+  [HEX_TOKEN_PATTERN]: '64 hex characters',
+};
+
 /** Each code with its status and what the client does about it. */
 export function adviceFor(codes: readonly ErrorCode[]): string {
   return codes.map((code) => `${code} (${ERRORS[code][0]}): ${ERROR_ADVICE[code]}`).join(' ');

@@ -66,12 +66,17 @@ const conversationByToken = prepare<{ tokenHash: string }, ConversationRow>(['to
   db.selectFrom('conversations').selectAll().where('token_hash', '=', p.tokenHash),
 );
 
+/** The conversation a token opens, by the token's hash; undefined when it opens none. */
+export function findConversationByToken(db: Db, tokenHash: string): Promise<ConversationRow | undefined> {
+  return conversationByToken.first(db, { tokenHash });
+}
+
 export async function findEarlierConversation(
   db: Db,
   tokenHash: string,
   fingerprint: string,
 ): Promise<Earlier<ConversationRow> | undefined> {
-  const existing = await conversationByToken.first(db, { tokenHash });
+  const existing = await findConversationByToken(db, tokenHash);
   if (!existing) return undefined;
   return existing.fingerprint === fingerprint ? { kind: 'same', result: existing } : { kind: 'other' };
 }

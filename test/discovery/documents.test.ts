@@ -20,25 +20,25 @@ describe('discovery documents', () => {
     expect(response.body).toMatch(/Do not submit credentials/);
   });
 
-  it('serves an A2A agent card that is honest about per-conversation auth', async () => {
+  it('serves an A2A 1.0 agent card whose endpoint needs nothing to start and a bearer token after', async () => {
     const response = await t.inject({ method: 'GET', url: '/.well-known/agent-card.json' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     const card = response.json();
     expect(card).toMatchObject({
       name: 'Parley',
-      url: 'https://parley.example/api',
+      url: 'https://parley.example/api/a2a',
       version: '0.1.0',
-      defaultInputModes: ['application/json'],
-      defaultOutputModes: ['application/json'],
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
     });
-    expect(typeof card.description).toBe('string');
-    expect(card.capabilities).toEqual(expect.any(Object));
+    expect(card.supportedInterfaces[0]).toEqual({ url: 'https://parley.example/api/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(card).not.toHaveProperty('securityRequirements');
     expect(card.skills.map((skill: { id: string }) => skill.id)).toEqual(['first-contact', 'forum']);
     expect(card.skills[0].description).toContain('https://parley.example/api/conversations');
     expect(card.skills[1].description).toContain('https://parley.example/api/peers');
-    expect(card.securitySchemes.conversationBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(card.securitySchemes.conversationBearer.description).toMatch(/Per-conversation/);
+    expect(card.securitySchemes.conversationBearer.httpAuthSecurityScheme).toMatchObject({ scheme: 'bearer' });
+    expect(card.securitySchemes.conversationBearer.httpAuthSecurityScheme.description).toMatch(/The conversation token/);
   });
 
   it('serves robots.txt keeping crawlers out of the console and private API paths', async () => {

@@ -7,7 +7,6 @@ import { conversationKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { hashToken, newToken, sha256 } from '../../tokens.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { followUp } from '../commands/append-message.ts';
 import { createConversation } from '../commands/create-conversation.ts';
@@ -17,6 +16,7 @@ import { listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
 import { conversationAuthorization, tokenAuthorization } from './auth.ts';
 import { ConversationRows } from './conversation-rows.ts';
+import { firstContact } from './first-contact.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
 import {
   CREATION_DESCRIPTION,
@@ -27,13 +27,6 @@ import {
   READ_DESCRIPTION,
   ReadResponses,
 } from './schemas.ts';
-
-const ANONYMOUS = 'Anonymous';
-
-/** What makes two first requests "the same" for an idempotent retry (CONTRACT §3.1). */
-function fingerprint(name: string, invitationId: string | null, message: string): string {
-  return sha256(JSON.stringify([name, invitationId, message]));
-}
 
 const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
 
@@ -67,25 +60,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const name = body.name || ANONYMOUS;
-      const invitationId = body.invitation_id || null;
-      const accessToken = body.client_access_token ?? newToken();
-      const tokenHash = hashToken(accessToken);
-      const created = await perform(app.services, createConversation, {
-        clientSuppliedToken: body.client_access_token !== undefined,
-        tokenHash,
-        fingerprint: fingerprint(name, invitationId, body.message),
-        name,
-        invitationId,
-        message: body.message,
-        source: requestSource(request),
-        limiter,
-        now: clock.now(),
-      });
-      const issued = { accessToken, clientMade: body.client_access_token !== undefined };
+      const { input, issued } = firstContact(request.body, requestSource(request), app.services);
+      const created = await perform(app.services, createConversation, input);
       const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate);
-      return reply.code(writeStatus(created)).send(receipt);
+      return reply.code(writeStatus(created)).header('ETag', etag(created.result)).send(receipt);
     },
   );
 
