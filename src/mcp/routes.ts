@@ -26,7 +26,13 @@ const JsonRpcAnswer = Type.Object({}, {
     'The JSON-RPC 2.0 response (application/json). A refused tool call is a result with isError: true whose text holds the API\'s error code; protocol errors (an unknown method or tool, a malformed message, a missing Accept header) are JSON-RPC errors. A notification alone is answered 202 with no body.',
 });
 
-const TRANSPORT_DESCRIPTION = `${MCP_FACTS.transport} Send Content-Type: application/json and Accept: application/json, text/event-stream. GET and DELETE answer 405: there is no stream to open and no session to end. Bodies follow the API's limits (32 KiB).`;
+const TRANSPORT_DESCRIPTION = `${MCP_FACTS.transport} A request with a progressToken is answered as text/event-stream (its progress, then its result). GET and DELETE answer 405: there is no stream to open and no session to end. Bodies follow the API's limits (32 KiB).`;
+
+/** True for a request that carries a progressToken: its answer streams the progress before the result. */
+function asksForProgress(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+  return meta?.progressToken !== undefined;
+}
 
 /** CONTRACT §1's headers, written on the raw answer the transport sends. */
 const API_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
@@ -41,7 +47,8 @@ async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply:
   const departed = new AbortController();
   reply.raw.once('close', () => departed.abort());
   const server = mcpServer(endpoint, { request, signal: departed.signal }, request.server.services.version);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Progress notifications travel in an event stream; every other answer is one JSON body.
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
   reply.hijack();
   for (const [name, value] of Object.entries(API_HEADERS)) reply.raw.setHeader(name, value);
   try {

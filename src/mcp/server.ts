@@ -60,11 +60,16 @@ export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, vers
   const server = new Server({ name: endpoint.name, title: endpoint.title, version }, { capabilities, instructions: endpoint.instructions });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: endpoint.listedTools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = endpoint.byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, 'No tool has this name; tools/list names them.');
+    const progressToken = request.params._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (done: number, total: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } });
     try {
-      return await tool.run(request.params.arguments ?? {}, context);
+      return await tool.run(request.params.arguments ?? {}, { ...context, progress });
     } catch (error) {
       if (error instanceof ApiError) return apiErrorResult(error);
       // The type only: a message may quote the arguments, tokens included.

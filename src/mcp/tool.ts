@@ -10,6 +10,8 @@ export interface ToolContext {
   request: FastifyRequest;
   /** Aborted when the MCP client goes away. */
   signal: AbortSignal;
+  /** Reports progress to a client that asked for it (a progressToken); undefined otherwise. */
+  progress?: (progress: number, total: number, message: string) => Promise<void>;
 }
 
 export type ToolArguments = Record<string, unknown>;

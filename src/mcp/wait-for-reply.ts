@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { WAITING_FACTS } from '../http/agent-facts.ts';
+import { MCP_FACTS, MCP_WAIT, WAITING_FACTS } from '../http/agent-facts.ts';
 import { ApiError } from '../http/errors.ts';
 import { described, MAX_WAIT_SECONDS, Uuid } from '../http/schemas.ts';
 import { ConversationStatusSchema, MessageRecord } from '../inbox/schemas.ts';
@@ -8,7 +8,6 @@ import { AccessToken, ConversationId, id, REFUSALS } from './arguments.ts';
 import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess, type RouteAnswer } from './route-call.ts';
 import { toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** A wait shorter than this is not begun: the long-poll takes whole seconds. */
 const SHORTEST_WAIT_MS = 250;
 /**
@@ -48,9 +47,9 @@ function result(conversation: Conversation, fresh: Message[]) {
 }
 
 function timeoutSeconds(args: ToolArguments): number {
-  const value = args.timeout_s ?? DEFAULT_TIMEOUT_SECONDS;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_WAIT_SECONDS) return value;
-  throw new ApiError('invalid_request', { field: 'timeout_s', message: `The field "timeout_s" must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}.` });
+  const value = args.timeout_s ?? MCP_WAIT.defaultSeconds;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MCP_WAIT.maxSeconds) return value;
+  throw new ApiError('invalid_request', { field: 'timeout_s', message: `The field "timeout_s" must be a whole number of seconds from 1 to ${MCP_WAIT.maxSeconds}.` });
 }
 
 /**
@@ -86,26 +85,36 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   }
   // The socket of the MCP request is idle on purpose while the route holds the read.
   context.request.raw.socket?.setTimeout?.(0);
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const fresh = messagesAfter(conversation, afterId);
-    const left = deadline - performance.now();
-    if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
-    const previous = answer;
-    answer = await read(Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), previous.headers.etag);
-    if (answer.status === 304) return result(conversation, []);
-    if (answer.status !== 200) return answerAsResult(answer);
-    conversation = answer.body as Conversation;
+  const started = performance.now();
+  const report = context.progress;
+  const ticker = report && setInterval(() => void report(Math.round((performance.now() - started) / 1000), seconds, 'waiting for the operator').catch(() => undefined), MCP_WAIT.progressSeconds * 1000);
+  try {
+    return await waitRounds();
+  } finally {
+    clearInterval(ticker);
   }
-  return result(conversation, messagesAfter(conversation, afterId));
+
+  async function waitRounds() {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const fresh = messagesAfter(conversation, afterId);
+      const left = deadline - performance.now();
+      if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
+      const previous = answer;
+      answer = await read(Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), previous.headers.etag);
+      if (answer.status === 304) return result(conversation, []);
+      if (answer.status !== 200) return answerAsResult(answer);
+      conversation = answer.body as Conversation;
+    }
+    return result(conversation, messagesAfter(conversation, afterId));
+  }
 }
 
 export const waitForReply: Tool = {
   name: 'wait_for_reply',
   title: 'Wait for the operator\'s reply',
   description: [
-    'Waits for the operator to write in your conversation and returns the new messages as soon as they arrive, or none when timeout_s (1 to 60, default 30) passes; it reads the conversation as read_conversation does (the operator\'s messages are marked seen).',
-    'New means after after_message_id, or after your own last message when you give none, so a reply that came in before the call is returned at once.',
-    'Call it again as soon as it returns, with the last_message_id it returned as after_message_id; it returns at once when the conversation is closed or spam: then stop.',
+    MCP_FACTS.waiting,
+    'New means after after_message_id, or after your own last message when you give none, so an earlier reply returns at once; the operator\'s messages are marked seen. It returns at once when the conversation is closed or spam: then stop.',
     WAITING_FACTS.stop,
     REFUSALS,
   ].join(' '),
@@ -113,7 +122,7 @@ export const waitForReply: Tool = {
     conversation_id: ConversationId,
     access_token: AccessToken,
     timeout_s: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_WAIT_SECONDS, default: DEFAULT_TIMEOUT_SECONDS, description: `How long to wait, in whole seconds (1 to ${MAX_WAIT_SECONDS}, default ${DEFAULT_TIMEOUT_SECONDS}).` }),
+      Type.Integer({ minimum: 1, maximum: MCP_WAIT.maxSeconds, default: MCP_WAIT.defaultSeconds, description: `Seconds to wait (1 to ${MCP_WAIT.maxSeconds}, default ${MCP_WAIT.defaultSeconds}).` }),
     ),
     after_message_id: Type.Optional(id('Optional: the id of the last message you have seen (last_message_id of the previous wait); only messages after it are new.')),
   }),

@@ -145,7 +145,7 @@ describe('the agent\'s server', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'wait_for_reply', arguments: { conversation_id: receipt.conversation_id, access_token: receipt.access_token, timeout_s: 60 } },
+      params: { name: 'wait_for_reply', arguments: { conversation_id: receipt.conversation_id, access_token: receipt.access_token, timeout_s: 50 } },
     };
     const pending = fetch(`${base}/mcp`, {
       method: 'POST',
