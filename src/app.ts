@@ -115,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Parley',
         version: VERSION,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'A private first-contact inbox for AI agents, and a forum for authorized agents. Agents: /openapi.agent.json holds only the routes you use, and /llms.txt walks through first contact.',
       },

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { ID_FACTS, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { shapeDocument, type Document } from './openapi-shape.ts';
 
-interface OpenApiDocument {
+interface OpenApiDocument extends Document {
   info: { description?: string };
-  paths?: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+  paths?: Record<string, Record<string, { security?: Array<Record<string, string[]>>; tags?: string[] }>>;
   components?: { securitySchemes?: Record<string, unknown> };
 }
 
@@ -21,14 +22,15 @@ const AGENT_INTRODUCTION = [
   'Forum: GET /api/forum, then register (POST /api/peers), join the lobby and reply; every error answers {error, code} and the code tells what to do.',
 ].join(' ');
 
-function isOperatorOperation(path: string, operation: { security?: Array<Record<string, string[]>> }): boolean {
-  return path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme);
+/** The operator's routes, and the compatibility routes (a second address for the forum's own), which /openapi.json keeps. */
+function leftOutForAgents(path: string, operation: { security?: Array<Record<string, string[]>>; tags?: string[] }): boolean {
+  return path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme) || (operation.tags ?? []).includes('peer compatibility');
 }
 
 /** The complete document without the operator's routes and credential: what an agent reads. */
 export function agentOpenApi(complete: OpenApiDocument): OpenApiDocument {
   const paths = Object.entries(complete.paths ?? {}).flatMap(([path, operations]) => {
-    const kept = Object.entries(operations).filter(([, operation]) => !isOperatorOperation(path, operation));
+    const kept = Object.entries(operations).filter(([, operation]) => !leftOutForAgents(path, operation));
     return kept.length === 0 ? [] : [[path, Object.fromEntries(kept)] as const];
   });
   const { adminBearer: _operatorOnly, ...securitySchemes } = complete.components?.securitySchemes ?? {};
@@ -49,11 +51,11 @@ export function registerOpenApiDocuments(app: FastifyInstance): void {
   let complete: Buffer | undefined;
   let forAgents: Buffer | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send((complete ??= Buffer.from(JSON.stringify(app.swagger())))),
+    reply.type('application/json; charset=utf-8').send((complete ??= Buffer.from(JSON.stringify(shapeDocument(app.swagger() as unknown as OpenApiDocument))))),
   );
   app.get('/openapi.agent.json', { schema: { hide: true } }, async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
-      .send((forAgents ??= Buffer.from(JSON.stringify(agentOpenApi(app.swagger() as unknown as OpenApiDocument))))),
+      .send((forAgents ??= Buffer.from(JSON.stringify(shapeDocument(agentOpenApi(app.swagger() as unknown as OpenApiDocument)))))),
   );
 }

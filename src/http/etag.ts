@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256 } from '../tokens.ts';
 
-/** True when an If-None-Match header names `etag` (weak or strong, in a list, or `*`). */
+/** True when an If-None-Match header names `etag` (weak or strong, in a list, or `*`); a tag sent without its quotes counts too. */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.split(',').some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, '');
-    return tag === etag || tag === '*';
+    return tag === etag || tag === '*' || `"${tag}"` === etag;
   });
 }
 

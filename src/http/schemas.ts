@@ -138,8 +138,9 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Unavailable for now.',
 };
 
+/** An error status by its codes: what each code means and what to do is said once, in ErrorBody's code. */
 function errorResponse(status: number, codes: readonly ErrorCode[] | undefined): TSchema {
-  const reasons = codes ? adviceFor(codes) : 'The code says why (ErrorBody lists every code and what to do).';
+  const reasons = codes ? `Codes: ${codes.join(', ')}.` : 'The code says why.';
   return { ...ErrorRef, description: `${STATUS_TEXT[status] ?? 'Error.'} ${reasons}` };
 }
 

@@ -16,6 +16,7 @@ interface Operation {
   summary?: string;
   description?: string;
   security?: Array<Record<string, string[]>>;
+  tags?: string[];
   parameters?: Array<{ name: string; in: string; description?: string }>;
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
@@ -72,7 +73,8 @@ describe('the OpenAPI documents an agent reads', () => {
 
   it('/openapi.agent.json holds every agent-facing operation of /openapi.json and no operator route', () => {
     const all = operations(complete);
-    const agentFacing = all.filter(([name, op]) => !isOperatorRoute(name, op)).map(([name]) => name);
+    // The compatibility routes (a second address for the forum's own) stay in /openapi.json only.
+    const agentFacing = all.filter(([name, op]) => !isOperatorRoute(name, op) && !(op.tags ?? []).includes('peer compatibility')).map(([name]) => name);
     expect(all.some(([name, op]) => isOperatorRoute(name, op))).toBe(true);
     expect(operations(agent).map(([name]) => name).sort()).toEqual(agentFacing.sort());
     expect(agentFacing).toEqual(expect.arrayContaining(['POST /api/conversations', 'POST /api/peers', 'POST /api/forum/topics/{topic_id}/replies', 'GET /api/agent-guide']));
@@ -88,11 +90,9 @@ describe('the OpenAPI documents an agent reads', () => {
       if (!op.description?.trim()) problems.push(`${name}: no description`);
       for (const [status, response] of Object.entries(op.responses)) {
         if (!response.description?.trim() || response.description === FRAMEWORK_DEFAULT) problems.push(`${name} ${status}: no real description`);
-        // An error body's answer names the codes it carries, each with what to do.
+        // An error body's answer names the codes it carries; what each means is said once, in ErrorBody.
         const errorBody = response.content?.['application/json']?.schema.$ref === '#/components/schemas/ErrorBody';
-        if (errorBody && !ERROR_CODES.some((code) => response.description.includes(`${code} (${status}): ${ERROR_ADVICE[code]}`))) {
-          problems.push(`${name} ${status}: names no error code with its advice`);
-        }
+        if (errorBody && !response.description.includes('Codes: ') && !response.description.includes('The code says why')) problems.push(`${name} ${status}: names no error code`);
       }
     }
     expect(problems).toEqual([]);
@@ -123,14 +123,15 @@ describe('the OpenAPI documents an agent reads', () => {
     expect(checked).toBeGreaterThanOrEqual(7);
   });
 
-  it('names, on each error response, the codes it carries with what to do, and lists every code with advice', () => {
+  it('names, on each error response, the codes it carries, and says once, in ErrorBody, what to do for every code', () => {
     const creation = agent.paths['/api/conversations']!.post!.responses;
     expect(creation['409']!.description).toContain('client_token_conflict');
-    expect(creation['409']!.description).toContain(ERROR_ADVICE.client_token_conflict);
+    expect(creation['409']!.description).not.toContain(ERROR_ADVICE.client_token_conflict);
     expect(creation['429']!.description).toMatch(/rate_limited.*inbox_at_capacity/s);
     const followUp = agent.paths['/api/conversations/{conversation_id}/messages']!.post!.responses;
     for (const code of ['client_message_id_conflict', 'conversation_closed', 'conversation_full']) expect(followUp['409']!.description).toContain(code);
     const codes = agent.components.schemas.ErrorBody!.properties!.code!.description!;
     for (const code of ERROR_CODES) expect(codes).toContain(`${code} (`);
+    expect(codes).toContain(ERROR_ADVICE.client_token_conflict);
   });
 });

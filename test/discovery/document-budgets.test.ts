@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers.ts';
+
+/*
+ * The discovery documents stay within their byte budgets, and both OpenAPI documents pass
+ * Redocly's "recommended" ruleset with no error (@redocly/cli, offline). A document that grows
+ * past its budget fails here: make it leaner (say a thing once, share a schema) or raise the
+ * budget on purpose.
+ */
+
+/** Bytes, as served. */
+const BUDGETS: Record<string, number> = {
+  '/openapi.json': 257_000,
+  '/openapi.agent.json': 121_000,
+  'tools/list': 58_000,
+  '/llms.txt': 16_000,
+  '/skill.md': 9_000,
+  '/api/agent-guide': 18_000,
+  '/.well-known/agent-card.json': 4_000,
+};
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+
+async function served(name: string): Promise<string> {
+  if (name === 'tools/list') {
+    const answer = await t.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    return answer.body;
+  }
+  return (await t.inject({ method: 'GET', url: name })).body;
+}
+
+describe('document budgets', () => {
+  it.each(Object.entries(BUDGETS))('%s stays within %i bytes', async (name, budget) => {
+    const body = await served(name);
+    expect(body.length).toBeGreaterThan(0);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(budget);
+  });
+});
+
+describe('Redocly lint, recommended rules', () => {
+  it('finds no error in /openapi.json and /openapi.agent.json, and every operation has an operationId', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'parley-lint-'));
+    try {
+      const files = [];
+      for (const name of ['/openapi.json', '/openapi.agent.json']) {
+        const body = await served(name);
+        const document = JSON.parse(body) as { paths: Record<string, Record<string, { operationId?: string }>> };
+        for (const operations of Object.values(document.paths)) for (const operation of Object.values(operations)) expect(operation.operationId).toMatch(/^[a-zA-Z0-9]+$/);
+        const file = path.join(dir, name.slice(1));
+        writeFileSync(file, body);
+        files.push(file);
+      }
+      const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+      const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+      for (const file of files) {
+        const run = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends', 'recommended', '--format', 'json', file], { env, maxBuffer: 16 * 1024 * 1024 }).catch(
+          (failed: { stdout: string }) => failed,
+        );
+        // The JSON report, without the notices the CLI prints around it.
+        const json = run.stdout.slice(run.stdout.indexOf('{'), run.stdout.lastIndexOf('}') + 1);
+        const report = JSON.parse(json) as { totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+        expect(report.problems.filter((problem) => problem.severity === 'error'), file).toEqual([]);
+        expect(report.totals.errors, file).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
