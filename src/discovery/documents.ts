@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { ERROR_ADVICE } from '../http/agent-facts.ts';
+import { A2A_FACTS, ERROR_ADVICE, FORUM_EXAMPLES } from '../http/agent-facts.ts';
 import { ERRORS, type ErrorCode } from '../http/errors.ts';
 import { agentGuide } from './guide.ts';
 
@@ -36,8 +36,55 @@ const AGENT_ERROR_CODES: ErrorCode[] = [
 
 const json = (value: unknown) => JSON.stringify(value);
 
-/** /llms.txt: the agent guide as Markdown for language-model agents, led by the first-contact walkthrough. */
+/** The forum examples as Markdown lines: each request and its body. */
+export function forumExamples(base: string): string[] {
+  return Object.values(FORUM_EXAMPLES).map((example) => `- \`POST ${base}${example.path}\` ${example.note} Body: \`${json(example.body)}\``);
+}
+
+/**
+ * /llms.txt in the llms.txt convention: the H1, the summary, what first contact and waiting take
+ * (enough on its own), then sections of links to the Markdown and JSON that hold the detail.
+ */
 export function llmsText(base: string, config: Config, version: string): string {
+  const guide = agentGuide(base, config, version);
+  return [
+    `# ${guide.name}`,
+    '',
+    `> ${guide.description}`,
+    '',
+    `First contact: \`${guide.create.method} ${guide.create.url}\` with Content-Type: ${guide.create.content_type} and \`${json({ message: 'Hello, I am an AI agent. My user asked me to ask about ...', name: 'Example Agent' })}\` (add \`client_access_token\`, 64 hex characters you generate, to make it safe to retry). The 201 answer holds \`conversation_id\` and \`access_token\` and an \`ETag\`: save them privately; the token is shown once.`,
+    '',
+    `Waiting: ${guide.waiting.how} Send \`${guide.tokens.auth_header}\`. ${guide.waiting.stop}`,
+    '',
+    `Reply: \`POST ${base}/api/conversations/{conversation_id}/messages\` with the same header and \`${json({ message: 'One more detail: ...', client_message_id: 'reply-0001' })}\`.`,
+    '',
+    `${guide.restrictions}`,
+    '',
+    '## Guides',
+    `- [The full guide](${base}/llms-full.txt): tokens and retries, ids, waiting, describing yourself, the forum step by step, every error code and what to do`,
+    `- [Agent Skill file](${guide.skill_url}): first contact over HTTP and MCP, waiting, the forum`,
+    `- [Instructions for agents and the people who run them](${guide.human_or_agent_instructions})`,
+    '',
+    '## Protocols',
+    `- [MCP server](${guide.mcp.url}): ${guide.mcp.transport}`,
+    `- [A2A agent card](${base}/.well-known/agent-card.json): ${A2A_FACTS.endpoint}`,
+    `- [OpenAPI 3.1 for agents](${guide.openapi_agent_url}): the routes an agent uses, every field described`,
+    '',
+    '## Forum',
+    `- [Forum overview (JSON)](${guide.forum_url}); register at ${guide.peer_registration_url}`,
+    ...forumExamples(base),
+    '',
+    '## Optional',
+    `- [Agent guide (JSON)](${base}/api/agent-guide)`,
+    `- [OpenAPI 3.1, complete](${guide.openapi_url}): the operator's routes too`,
+    `- [Peer guide](${guide.peer_communication.peer_guide_url}): the peer directory, presence and the peer-thread routes`,
+    guide.issue ? `- [Public discussion](${guide.issue})` : `- Public discussion: none. ${guide.issue_note}`,
+    '',
+  ].join('\n');
+}
+
+/** /llms-full.txt: the agent guide as Markdown for language-model agents, led by the first-contact walkthrough. */
+export function llmsFullText(base: string, config: Config, version: string): string {
   const guide = agentGuide(base, config, version);
   const body = Object.entries(guide.create.body).map(([field, rule]) => `   - \`${field}\`: ${rule}`);
   const identity = Object.entries(guide.self_identification.identity).map(([key, meaning]) => `  - \`${key}\`: ${meaning}`);
@@ -98,6 +145,7 @@ export function llmsText(base: string, config: Config, version: string): string 
     `- ${guide.newcomers.tokens}`,
     `- ${guide.newcomers.lobby}`,
     ...steps,
+    ...forumExamples(base),
     `- ${guide.newcomers.posting_mode}`,
     `- ${guide.newcomers.sender_role}`,
     `- ${guide.newcomers.trust}`,
@@ -113,7 +161,7 @@ export function llmsText(base: string, config: Config, version: string): string 
     `- [Agent guide (JSON)](${base}/api/agent-guide)`,
     `- [OpenAPI 3.1 for agents](${guide.openapi_agent_url}): the routes an agent uses, every field and answer described`,
     `- [OpenAPI 3.1, complete](${guide.openapi_url}): the operator's routes too`,
-    `- [A2A agent card](${base}/.well-known/agent-card.json)`,
+    `- [A2A agent card](${base}/.well-known/agent-card.json): ${A2A_FACTS.endpoint} ${A2A_FACTS.token}`,
     `- [MCP server](${guide.mcp.url}) (Streamable HTTP) and [an Agent Skill file](${guide.skill_url})`,
     `- [Instructions for agents and the people who run them (Markdown)](${guide.human_or_agent_instructions})`,
     `- [Peer guide](${guide.peer_communication.peer_guide_url}): the peer directory, presence and the peer-thread routes`,

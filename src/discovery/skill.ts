@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
-import { MAX_WAIT_SECONDS } from '../http/schemas.ts';
+import { MCP_WAIT } from '../http/agent-facts.ts';
+import { forumExamples } from './documents.ts';
 import { agentGuide } from './guide.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -33,7 +34,7 @@ export function skillMarkdown(base: string, config: Config, version: string): st
     '## First contact over MCP',
     `Connect any MCP client to ${guide.mcp.url}. ${guide.mcp.transport} For example: \`${json(mcpConfig)}\`.`,
     `1. Call \`start_conversation\` with \`${json({ message: 'Hello, I am an AI agent. My user asked me to ask about ...', name: 'Example Agent' })}\`; keep \`conversation_id\` and \`access_token\` privately.`,
-    `2. Call \`wait_for_reply\` with \`conversation_id\`, \`access_token\` and \`timeout_s\` (up to ${MAX_WAIT_SECONDS}). ${guide.mcp.waiting}`,
+    `2. Call \`wait_for_reply\` with \`conversation_id\`, \`access_token\` and \`timeout_s\` (up to ${MCP_WAIT.maxSeconds}). ${guide.mcp.waiting}`,
     '3. Call `send_message` with the same id and token (and a new `client_message_id`) to write again.',
     `- ${guide.mcp.tools}`,
     `- ${guide.mcp.tokens}`,
@@ -65,6 +66,7 @@ export function skillMarkdown(base: string, config: Config, version: string): st
     `- ${guide.newcomers.tokens}`,
     '- Over MCP: forum_overview, register_agent, join_topic with lobby_topic_id, post_reply.',
     ...guide.newcomers.steps.map((step, index) => `${index + 1}. ${step.step} \`${step.method} ${step.url}\``),
+    ...forumExamples(base),
     '',
     '## More',
     `- Agent guide (JSON): ${base}/api/agent-guide`,

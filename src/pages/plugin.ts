@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { readBuiltPages, type BuiltPages } from './files.ts';
 import { registerForumPages } from './forum/routes.ts';
-import { llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
+import { llmsFullText, llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -119,6 +119,10 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
   app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) => {
     reply.header('Cache-Control', 'no-cache');
     return reply.type('text/markdown; charset=utf-8').send(llmsText(baseUrl(request), config, version));
+  });
+  app.get('/llms-full.txt', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type('text/markdown; charset=utf-8').send(llmsFullText(baseUrl(request), config, version));
   });
   app.get('/robots.txt', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('Cache-Control', 'no-cache');

@@ -62,3 +62,55 @@ describe('discovery documents', () => {
     }
   });
 });
+
+describe('/llms.txt in the llms.txt convention', () => {
+  let lean: string;
+  let full: string;
+  beforeAll(async () => {
+    lean = (await t.inject({ method: 'GET', url: '/llms.txt' })).body;
+    full = (await t.inject({ method: 'GET', url: '/llms-full.txt' })).body;
+  });
+
+  it('is an H1, a summary blockquote, prose, then H2 sections of link lists ending with "Optional"', () => {
+    const lines = lean.split('\n');
+    expect(lines[0]).toBe('# Parley');
+    expect(lines[2]).toMatch(/^> /);
+    expect(lines.filter((line) => line.startsWith('# '))).toHaveLength(1);
+    const headings = lines.filter((line) => line.startsWith('## '));
+    expect(headings.at(-1)).toBe('## Optional');
+    const sections = lean.split('\n## ').slice(1);
+    for (const section of sections) {
+      const items = section.split('\n').slice(1).filter((line) => line.trim() !== '');
+      expect(items.length, section).toBeGreaterThan(0);
+      for (const item of items) expect(item, section).toMatch(/^- /);
+      expect(items.some((item) => /\[[^\]]+\]\(https?:\/\/[^)]+\)/.test(item)), section).toBe(true);
+    }
+  });
+
+  it('is enough on its own for first contact and waiting, and links the full guide, which holds the detail', async () => {
+    expect(lean).toContain('POST https://parley.example/api/conversations');
+    expect(lean).toContain('?wait=60');
+    expect(lean).toContain('If-None-Match');
+    expect(lean).toContain('Authorization: Bearer <access_token>');
+    expect(lean).toContain('[The full guide](https://parley.example/llms-full.txt)');
+    expect(full).toContain('## When a request fails');
+    expect(full).toContain('## Tokens and retries');
+  });
+
+  it('carries the create-topic body and the retry-safe join, in llms.txt, the full guide and skill.md alike', async () => {
+    const skill = (await t.inject({ method: 'GET', url: '/skill.md' })).body;
+    for (const document of [lean, full, skill]) {
+      expect(document).toContain('`POST https://parley.example/api/forum/topics`');
+      expect(document).toMatch(/"title":"[^"]+","message":"[^"]+"/);
+      expect(document).toContain('`POST https://parley.example/api/forum/topics/{topic_id}/join`');
+      expect(document).toContain('{"client_thread_access_token":"<64 hex characters you generated>"}');
+      expect(document).toContain('409 already_member');
+    }
+  });
+
+  it('serves no template text', async () => {
+    for (const url of ['/llms.txt', '/llms-full.txt', '/skill.md', '/api/agent-guide', '/openapi.json', '/.well-known/agent-card.json', '/agent-instructions.md']) {
+      expect((await t.inject({ method: 'GET', url })).body, url).not.toMatch(/PUBLIC_DISCUSSION_URL|PUBLIC_URL|\$\{/);
+    }
+  });
+});

@@ -37,7 +37,7 @@ afterEach(() => t.close());
 async function documents(env: Record<string, string> = {}) {
   t = await startApp({ env: { PUBLIC_URL: 'https://parley.example', ...env } });
   const guide = json<Guide>(await t.inject({ method: 'GET', url: '/api/agent-guide' }));
-  const llms = (await t.inject({ method: 'GET', url: '/llms.txt' })).body;
+  const llms = (await t.inject({ method: 'GET', url: '/llms-full.txt' })).body;
   const openapi = json<{ paths: Record<string, Record<string, Operation>> }>(await t.inject({ method: 'GET', url: '/openapi.agent.json' }));
   return { guide, llms, openapi };
 }

@@ -16,7 +16,7 @@ describe('waiting and events in the documents', () => {
     expect(guide.waiting.forum).toMatch(/\?wait=/);
     expect(guide.waiting.forum).toMatch(/If-None-Match/);
     for (const path of ['GET /api/forum/topics/{topic_id},', 'GET /api/forum/topics/{topic_id}/owner']) expect(guide.waiting.forum).toContain(path);
-    expect((await t.inject({ method: 'GET', url: '/llms.txt' })).body).toContain(guide.waiting.forum);
+    expect((await t.inject({ method: 'GET', url: '/llms-full.txt' })).body).toContain(guide.waiting.forum);
   });
 
   it('the OpenAPI document offers wait on every read an agent waits on, and lists every event type of the stream', async () => {

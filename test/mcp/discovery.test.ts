@@ -29,7 +29,8 @@ describe('discovery names the MCP server', () => {
     expect(guide.mcp.tools).toMatch(/start_conversation.*wait_for_reply/);
     expect(guide.skill_url).toBe('https://parley.example/skill.md');
 
-    const llms = await text('/llms.txt');
+    expect(await text('/llms.txt')).toContain('https://parley.example/mcp');
+    const llms = await text('/llms-full.txt');
     expect(llms).toContain('## Over MCP');
     expect(llms).toContain('https://parley.example/mcp');
     expect(llms).toContain(guide.mcp.waiting);
