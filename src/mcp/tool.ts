@@ -50,6 +50,13 @@ export function pick(args: ToolArguments, ...names: string[]): ToolArguments {
 /** A schema as plain JSON Schema, without TypeBox's symbol keys. */
 const plain = (schema: TObject) => JSON.parse(JSON.stringify(schema)) as ListedTool['inputSchema'];
 
+/** A schema without its descriptions: what a result's fields mean is said by the tool and the OpenAPI document, not again in every tools/list. */
+function bare(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(bare);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'description').map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, bare(field)])) : bare(value)]));
+}
+
 /** The tools as tools/list shows them. */
 export function listed(tools: Tool[]): ListedTool[] {
   return tools.map((tool) => ({
@@ -57,7 +64,7 @@ export function listed(tools: Tool[]): ListedTool[] {
     title: tool.title,
     description: tool.description,
     inputSchema: plain(tool.input),
-    outputSchema: plain(tool.output),
+    outputSchema: bare(plain(tool.output)) as ListedTool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   }));
 }

@@ -18,7 +18,7 @@ import { startApp, type TestApp } from '../helpers.ts';
 const BUDGETS: Record<string, number> = {
   '/openapi.json': 257_000,
   '/openapi.agent.json': 121_000,
-  'tools/list': 58_000,
+  'tools/list': 45_000,
   '/llms.txt': 5_000,
   '/llms-full.txt': 17_000,
   '/skill.md': 9_000,
