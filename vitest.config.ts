@@ -27,6 +27,7 @@ const STORE_INDEPENDENT = [
   'test/bench/**',
   'test/live/event-ring.test.ts',
   'test/http/transport.test.ts',
+  'test/http/proxy.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',
 ];

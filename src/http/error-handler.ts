@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { storeFault, WriteQueueFullError, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
+import { discardBody } from './refused-body.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -80,6 +81,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (isClientAbort(request)) {
       request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
     }
+    // A body refused before it was read whole: read the rest first, so a proxy still sending it reads the 413.
+    if (apiError.code === 'payload_too_large' && !request.raw.complete) return discardBody(request.raw).then(() => void sendError(reply, apiError));
     sendError(reply, apiError);
   });
 }
