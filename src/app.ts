@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { isConfigured, type Config } from './config.ts';
+import { isConfigured, notConfiguredLine, type Config } from './config.ts';
 import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
@@ -100,9 +100,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   if (!isConfigured(options.config)) {
+    // Said once at start and once more at the first request refused for it: the log tells why every answer is 503.
+    const { missing, msg } = notConfiguredLine(options.config);
+    app.log.warn({ missing }, msg);
+    let refusedOne = false;
     app.addHook('onRequest', async (request, reply) => {
       const path = routePath(request);
-      if (path.startsWith('/api/') && !ALWAYS_OPEN.has(path)) sendError(reply, new ApiError('not_configured'));
+      if (!path.startsWith('/api/') || ALWAYS_OPEN.has(path)) return;
+      if (!refusedOne) request.log.warn({ missing }, msg);
+      refusedOne = true;
+      sendError(reply, new ApiError('not_configured'));
     });
   }
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../app.ts';
 import { ConfigError } from '../config.ts';
+import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { backup } from './backup.ts';
 import { CliFailure } from './failure.ts';
 import { migrate } from './migrate.ts';
@@ -56,7 +57,9 @@ export async function main(args: string[], options: ServeOptions = {}): Promise<
     await parley.parseAsync(args.length === 0 ? ['serve'] : args, { from: 'user' });
   } catch (error) {
     const command = parley.args[0] ?? 'parley';
+    const meaning = storeErrorMeaning(error);
     if (error instanceof CliFailure || error instanceof ConfigError) console.error(`parley ${command}: ${error.message}.`);
+    else if (meaning !== undefined) console.error(`parley ${command}: DATABASE_URL: ${meaning} (${(error as { code: string }).code}).`);
     else console.error(`parley ${command}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
