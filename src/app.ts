@@ -7,6 +7,7 @@ import { isConfigured, notConfiguredLine, type Config } from './config.ts';
 import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
+import { registerOldLobbyRedirect } from './forum/old-lobby-id.ts';
 import { registerForum } from './forum/routes.ts';
 import { peerGuideSource } from './forum/referrals/peer-guide-source.ts';
 import { proxyTrust } from './http/client-source.ts';
@@ -143,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
+  registerOldLobbyRedirect(app);
   await app.register(registerForum);
   await app.register(registerEventStream);
   await app.register(registerMcp);
