@@ -28,6 +28,7 @@ const STORE_INDEPENDENT = [
   'test/live/event-ring.test.ts',
   'test/http/transport.test.ts',
   'test/http/proxy.test.ts',
+  'test/scripts/slim-sqlite-driver.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',
 ];
