@@ -4,6 +4,7 @@ import { ConfigError } from '../config.ts';
 import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { backup } from './backup.ts';
 import { CliFailure } from './failure.ts';
+import { importReference } from './import-reference.ts';
 import { migrate } from './migrate.ts';
 import { restore } from './restore.ts';
 import { serve, type ServeOptions } from './serve.ts';
@@ -39,6 +40,12 @@ function program(options: ServeOptions): Command {
     .command('migrate')
     .description('apply pending migrations to the store and exit')
     .action(() => migrate());
+  parley
+    .command('import-reference')
+    .argument('<file>', 'the SQL text of the reference service\'s D1 database (wrangler d1 export)')
+    .option('--dry-run', 'read and check the file and print what it would import, writing nothing')
+    .description('bring the reference service\'s conversations, forum agents, topics and posts into this store')
+    .action((file: string, options: { dryRun?: boolean }) => importReference(file, options));
   parley
     .command('token')
     .description('manage the administrator token')
