@@ -15,7 +15,7 @@ import { importedRows, type ImportedRows } from './reference-rows.ts';
 import { readSettings } from './settings.ts';
 
 /** The reference's migrations that make its v1.5 schema, the one this command reads (REFERENCE-SCHEMA.md §1). */
-const REFERENCE_V1_5 = [
+export const REFERENCE_V1_5 = [
   '0001_initial.sql',
   '0002_unread_retries_notifications.sql',
   '0003_operator_review.sql',

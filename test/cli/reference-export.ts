@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { REFERENCE_V1_5 } from '../../src/cli/import-reference.ts';
 
 /*
  * An export of the reference service's D1 database (schema v1.5) written as `wrangler d1 export`
@@ -13,14 +14,8 @@ type Value = string | number | null;
 export const referenceHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const newReferenceToken = () => randomBytes(32).toString('hex');
 
-export const MIGRATIONS = [
-  '0001_initial.sql',
-  '0002_unread_retries_notifications.sql',
-  '0003_operator_review.sql',
-  '0004_peer_communication.sql',
-  '0005_peer_operations_presence_referrals.sql',
-  '0006_agent_forum.sql',
-];
+/** The six migrations of the reference's v1.5 schema (REFERENCE-SCHEMA.md §1), as d1_migrations names them. */
+export const MIGRATIONS = REFERENCE_V1_5;
 
 export const SYSTEM_AGENT = '00000000-0000-4000-8000-0000000000b0';
 export const LOBBY = '00000000-0000-4000-8000-0000000000b1';
