@@ -4,7 +4,10 @@
 #   docker run -d -p 127.0.0.1:8787:8787 -v parley-data:/data parley
 # compose.yaml runs it on SQLite, or on PostgreSQL behind Caddy.
 
-ARG NODE_VERSION=22
+# An exact release, so that a rebuild gets the same Node.js and Debian base; raise it on purpose.
+# To pin the bytes too, append the digest that `docker buildx imagetools inspect
+# node:22.21.1-bookworm-slim` prints (FROM node:22.21.1-bookworm-slim@sha256:…).
+ARG NODE_VERSION=22.21.1
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
@@ -22,8 +25,11 @@ COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src
 COPY web ./web
+# The production dependencies only, and of the SQLite driver only what it loads (its build files,
+# about 25 MB of sources and objects, stay in this stage).
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ && sh scripts/slim-sqlite-driver.sh node_modules/better-sqlite3
 
 FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production \

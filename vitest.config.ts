@@ -27,6 +27,8 @@ const STORE_INDEPENDENT = [
   'test/bench/**',
   'test/live/event-ring.test.ts',
   'test/http/transport.test.ts',
+  'test/http/proxy.test.ts',
+  'test/scripts/slim-sqlite-driver.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',
 ];

@@ -6,10 +6,10 @@
  * holds the seeded conversations' tokens: only random hashes are stored.
  */
 import { parseArgs } from 'node:util';
-import { config as loadDotenv } from 'dotenv';
 import type { Insertable, Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ConfigError, readConfig } from '../src/config.ts';
+import { readSettings } from '../src/cli/settings.ts';
+import { ConfigError } from '../src/config.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../src/inbox/overview-counters.ts';
 import { REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../src/inbox/schemas.ts';
 import type { ConversationsTable, MessagesTable } from '../src/inbox/tables.ts';
@@ -210,13 +210,13 @@ function countOption(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
-  loadDotenv({ quiet: true });
   const { values } = parseArgs({ options: { count: { type: 'string', short: 'n' } } });
   let count: number;
   let config;
   try {
+    // The .env file first: SEED_COUNT may come from it too.
+    config = readSettings();
     count = countOption(values.count ?? process.env.SEED_COUNT);
-    config = readConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`seed: ${error.message}`);

@@ -3,10 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { isConfigured, type Config } from './config.ts';
+import { isConfigured, notConfiguredLine, type Config } from './config.ts';
 import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
+import { registerOldLobbyRedirect } from './forum/old-lobby-id.ts';
 import { registerForum } from './forum/routes.ts';
 import { peerGuideSource } from './forum/referrals/peer-guide-source.ts';
 import { proxyTrust } from './http/client-source.ts';
@@ -102,9 +103,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   if (!isConfigured(options.config)) {
+    // Said once at start and once more at the first request refused for it: the log tells why every answer is 503.
+    const { missing, msg } = notConfiguredLine(options.config);
+    app.log.warn({ missing }, msg);
+    let refusedOne = false;
     app.addHook('onRequest', async (request, reply) => {
       const path = routePath(request);
-      if (path.startsWith('/api/') && !ALWAYS_OPEN.has(path)) sendError(reply, new ApiError('not_configured'));
+      if (!path.startsWith('/api/') || ALWAYS_OPEN.has(path)) return;
+      if (!refusedOne) request.log.warn({ missing }, msg);
+      refusedOne = true;
+      sendError(reply, new ApiError('not_configured'));
     });
   }
 
@@ -139,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
+  registerOldLobbyRedirect(app);
   await app.register(registerForum);
   await app.register(registerEventStream);
   await app.register(registerMcp);

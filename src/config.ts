@@ -123,6 +123,15 @@ export function isConfigured(config: Pick<Config, 'adminToken' | 'rateSalt'>): b
   return Boolean(config.adminToken && config.rateSalt);
 }
 
+/** Which of the two secrets a service that is not configured lacks, and what that does, in one log line. */
+export function notConfiguredLine(config: Pick<Config, 'adminToken' | 'rateSalt'>): { missing: string[]; msg: string } {
+  const missing = [config.adminToken ? undefined : 'ADMIN_TOKEN', config.rateSalt ? undefined : 'RATE_SALT'].filter((name) => name !== undefined);
+  return {
+    missing,
+    msg: `not configured: ${missing.join(' and ')} unset (on PostgreSQL there is no secrets file: set both, 32 characters or more each, the same on every instance, and restart); until then every API route but /api/health and /api/agent-guide answers 503 not_configured`,
+  };
+}
+
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
     super(`${variable}: ${problem}`);

@@ -63,6 +63,12 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ ...line, err: { type: error.name, code: (error as NodeJS.ErrnoException).code } }, 'request errored');
     else reply.log.info(line, 'request completed');
   }
+
+  /** A client that leaves a stream it was reading (the operator's event stream) is routine: debug, not info. */
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') super.streamError(error, request, reply);
+    else reply.log.debug({ route: routePattern(request) }, 'stream closed by its client');
+  }
 }
 
 /** Whether `logger` writes lines at `level` (pino's loggers and LazyChildLogger say; others are asked to write). */

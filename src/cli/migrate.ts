@@ -1,9 +1,15 @@
 import { migrate as applyMigrations, openStore, pendingMigrations } from '../store/database.ts';
+import { makePrivate } from '../store/private-files.ts';
 import { DataDirBusy, DataDirLock } from './data-dir-lock.ts';
 import { CliFailure } from './failure.ts';
+import { PRIVATE_FILE_NAMES } from './private-data.ts';
 import { readSettings } from './settings.ts';
 
-/** `parley migrate`: applies the pending migrations and exits (servers also do it when they start). */
+/**
+ * `parley migrate`: on SQLite takes every permission of other users away from DATA_DIR and its
+ * files (an upgraded data directory keeps the modes an older version gave it), then applies the
+ * pending migrations and exits (servers also apply them when they start).
+ */
 export async function migrate(): Promise<void> {
   const config = readSettings();
   let lock: DataDirLock | undefined;
@@ -15,6 +21,9 @@ export async function migrate(): Promise<void> {
     throw error;
   }
   try {
+    // Before the store opens, so that the journal files SQLite creates take the database file's mode.
+    const madePrivate = config.databaseUrl ? [] : makePrivate(config.dataDir, PRIVATE_FILE_NAMES);
+    if (madePrivate.length > 0) console.log(`Made private to their owner (directory 0700, files 0600): ${madePrivate.join(', ')}.`);
     const store = openStore(config);
     try {
       const pending = await pendingMigrations(store);

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { VERSION } from '../app.ts';
 import { ConfigError } from '../config.ts';
+import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { backup } from './backup.ts';
 import { CliFailure } from './failure.ts';
+import { importReference } from './import-reference.ts';
 import { migrate } from './migrate.ts';
 import { restore } from './restore.ts';
 import { serve, type ServeOptions } from './serve.ts';
@@ -39,6 +41,12 @@ function program(options: ServeOptions): Command {
     .description('apply pending migrations to the store and exit')
     .action(() => migrate());
   parley
+    .command('import-reference')
+    .argument('<file>', 'the SQL text of the reference service\'s D1 database (wrangler d1 export)')
+    .option('--dry-run', 'read and check the file and print what it would import, writing nothing')
+    .description('bring the reference service\'s conversations, forum agents, topics and posts into this store')
+    .action((file: string, options: { dryRun?: boolean }) => importReference(file, options));
+  parley
     .command('token')
     .description('manage the administrator token')
     .command('rotate')
@@ -56,7 +64,9 @@ export async function main(args: string[], options: ServeOptions = {}): Promise<
     await parley.parseAsync(args.length === 0 ? ['serve'] : args, { from: 'user' });
   } catch (error) {
     const command = parley.args[0] ?? 'parley';
+    const meaning = storeErrorMeaning(error);
     if (error instanceof CliFailure || error instanceof ConfigError) console.error(`parley ${command}: ${error.message}.`);
+    else if (meaning !== undefined) console.error(`parley ${command}: DATABASE_URL: ${meaning} (${(error as { code: string }).code}).`);
     else console.error(`parley ${command}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }

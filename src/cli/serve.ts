@@ -8,11 +8,13 @@ import { RetentionJob } from '../inbox/operator/retention.ts';
 import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
-import { fillSecretsFromDataDir, SECRETS_FILE_NAME } from '../secrets-file.ts';
-import { migrate, openStore, SQLITE_FILE_NAMES, type Store } from '../store/database.ts';
+import { fillSecretsFromDataDir } from '../secrets-file.ts';
+import { migrate, openStore, type Store } from '../store/database.ts';
+import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { StoreOpenError } from '../store/errors.ts';
 import { pathsOpenToOthers } from '../store/private-files.ts';
 import { DataDirBusy, DataDirLock, LOCK_FILE_NAME } from './data-dir-lock.ts';
+import { PRIVATE_FILE_NAMES } from './private-data.ts';
 import { readSettings } from './settings.ts';
 
 export interface ServeOptions {
@@ -61,6 +63,8 @@ async function openMigratedStore(config: Config): Promise<Store> {
     await migrate(store);
     return store;
   } catch (error) {
+    const meaning = storeErrorMeaning(error);
+    if (meaning !== undefined) failToStart('DATABASE_URL', meaning, error);
     const problem = error instanceof StoreOpenError ? error.message : 'the store cannot be opened or migrated';
     failToStart(config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', problem, error);
   }
@@ -118,8 +122,8 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log });
   const app = await buildApp({ config, store, alerts, logger: loggerOptions(config.logLevel), pagesDir: options.pagesDir });
   // Files made by an earlier version or by hand keep their mode: say so once, and serve anyway.
-  const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, [...SQLITE_FILE_NAMES, SECRETS_FILE_NAME, LOCK_FILE_NAME]);
-  if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: chmod 700 the directory and 600 the files');
+  const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, PRIVATE_FILE_NAMES);
+  if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: run parley migrate, which makes the directory 0700 and the files 0600');
   const retention = new RetentionJob({
     services: app.services,
     limiter,

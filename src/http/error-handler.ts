@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { storeFault, WriteQueueFullError, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
+import { discardBody } from './refused-body.ts';
 import { invalidRequest } from './validation.ts';
 
 declare module 'fastify' {
@@ -58,10 +60,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (apiError.status >= 500) {
       const fault = apiError.code === 'store_unavailable' ? storeFault(error) : undefined;
       // The request id ties this line to the access log; never the body, headers or credentials.
-      request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, fault ? STORE_FAULT_LOG[fault] : 'request failed');
+      const meaning = fault && storeErrorMeaning(error);
+      const message = fault ? (meaning ? `${STORE_FAULT_LOG[fault]}: ${meaning} (${String(error.code)})` : STORE_FAULT_LOG[fault]) : 'request failed';
+      request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, message);
     } else if (isClientAbort(request)) {
       request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
     }
+    // A body refused before it was read whole: read the rest first, so a proxy still sending it reads the 413.
+    if (apiError.code === 'payload_too_large' && !request.raw.complete) return discardBody(request.raw).then(() => void sendError(reply, apiError));
     sendError(reply, apiError);
   });
 }

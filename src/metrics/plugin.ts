@@ -37,17 +37,25 @@ function scrapeTimeGauges(app: FastifyInstance, metrics: Metrics, options: Metri
       for (const condition of STORE_CONDITIONS) this.set({ condition }, store.health.condition === condition ? 1 : 0);
     },
   });
-  const writes = (name: 'queued' | 'batches' | 'commands', help: string) =>
-    metrics.gauge({
-      name: `parley_store_write_${name}`,
+  metrics.gauge({
+    name: 'parley_store_write_queued',
+    help: 'Writes waiting for the store\'s writer now (SQLite group commit; 0 on PostgreSQL).',
+    collect() {
+      this.set(store.writes().queued);
+    },
+  });
+  // The store counts these since start: each scrape reports its total as the counter's value.
+  const written = (name: 'batches' | 'commands', help: string) =>
+    metrics.counter({
+      name: `parley_store_write_${name}_total`,
       help,
       collect() {
-        this.set(store.writes()[name]);
+        this.reset();
+        this.inc(store.writes()[name]);
       },
     });
-  writes('queued', 'Writes waiting for the store\'s writer now (SQLite group commit; 0 on PostgreSQL).');
-  writes('batches', 'Write transactions committed since start: one per batch on SQLite, one per write on PostgreSQL.');
-  writes('commands', 'Writes run since start; commands over batches is the mean batch size.');
+  written('batches', 'Write transactions committed since start: one per batch on SQLite, one per write on PostgreSQL.');
+  written('commands', 'Writes run since start; commands over batches is the mean batch size.');
   metrics.gauge({
     name: 'parley_live_waiters',
     help: 'Reads held by ?wait= now, waiting for a change.',

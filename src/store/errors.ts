@@ -13,7 +13,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
 /**
  * Why the store cannot do its work now, whatever the request:
  * - `unreachable`: the connection is refused, lost or timed out (node and PostgreSQL class 08 and
- *   57P codes), PostgreSQL has no connection slot left (53300) or cancelled a statement that ran past
+ *   57P codes), the database is gone (3D000) or refuses the user (28000, 28P01), PostgreSQL has no connection slot left (53300) or cancelled a statement that ran past
  *   statement_timeout (57014), or SQLite stayed locked past busy_timeout (SQLITE_BUSY);
  * - `no_space`: the disk (or SQLite's max_page_count) is full: SQLITE_FULL, ENOSPC, PostgreSQL 53100;
  * - `io_error`: the disk fails to read or write: any SQLITE_IOERR, EIO (a failed sync), PostgreSQL 58030;
@@ -38,6 +38,11 @@ const FAULT_CODES: Record<string, StoreFault> = {
   '08001': 'unreachable',
   '08003': 'unreachable',
   '08006': 'unreachable',
+  // The database went away, or the server refuses the connection's user: nothing answers this instance.
+  '3D000': 'unreachable',
+  '28000': 'unreachable',
+  '28P01': 'unreachable',
+  ENOTFOUND: 'unreachable',
   SQLITE_BUSY: 'unreachable',
   SQLITE_FULL: 'no_space',
   ENOSPC: 'no_space',

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folder holds private messages and secrets: its owner's alone. */
@@ -23,4 +23,11 @@ export function pathsOpenToOthers(dir: string, names: string[]): string[] {
       return false;
     }
   });
+}
+
+/** Takes every permission of other users away from `dir` and the `names` in it that exist (0700, 0600); returns those it changed. */
+export function makePrivate(dir: string, names: string[]): string[] {
+  const open = pathsOpenToOthers(dir, names);
+  for (const entry of open) chmodSync(entry, statSync(entry).mode & 0o700);
+  return open;
 }

@@ -1,4 +1,4 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,29 @@ describe('parley migrate', () => {
     const second = await runCli(['migrate'], { DATA_DIR: dataDir });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('no migration to apply');
+  });
+
+  it('makes an upgraded data directory private (0700, files 0600) and says which paths it changed', async () => {
+    const dataDir = path.join(dirs.make(), 'data');
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    const secretsFile = path.join(dataDir, 'secrets.json');
+    writeFileSync(secretsFile, '{}');
+    chmodSync(secretsFile, 0o644);
+    const elsewhere = path.join(dataDir, 'notes.txt');
+    writeFileSync(elsewhere, 'the operator\'s own file');
+    chmodSync(elsewhere, 0o644);
+
+    const run = await runCli(['migrate'], { DATA_DIR: dataDir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Made private to their owner (directory 0700, files 0600): ${dataDir}, ${secretsFile}.`);
+    const mode = (entry: string) => (statSync(entry).mode & 0o777).toString(8);
+    expect([mode(dataDir), mode(secretsFile), mode(path.join(dataDir, 'parley.sqlite'))]).toEqual(['700', '600', '600']);
+    // Only Parley's own files: anything else the operator keeps there is left alone.
+    expect(mode(elsewhere)).toBe('644');
+
+    const again = await runCli(['migrate'], { DATA_DIR: dataDir });
+    expect(again.stdout).not.toContain('Made private');
   });
 
   it('reports a store it cannot open in one line, exit 1', async () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOBBY_KEY } from '../../src/forum/categories.ts';
 import { seedForum } from '../../src/forum/seed.ts';
@@ -39,8 +40,8 @@ describe('the lobby at its fixed id (CONTRACT §10 R6)', () => {
 
   it('migration 0006 moves an old lobby with its members, posts and owner bridges to the fixed id in one step', async () => {
     t = await startApp();
-    // A store from before R6: the lobby under a random id.
-    const oldId = newId();
+    // A store from before R6: the lobby under a random id, a UUIDv7 made as the forum was seeded.
+    const oldId = uuidv7({ msecs: t.clock.now() + 3 });
     await t.store.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('forum_topics').where('id', '=', LOBBY).execute();
       const lobby = moderatorTopic({ category: 'lobby', title: 'Lobby', summary: 'Old lobby', postingMode: 'participants', now: t.clock.now(), clientTokenHash: LOBBY_KEY, fingerprint: '' });
@@ -66,7 +67,20 @@ describe('the lobby at its fixed id (CONTRACT §10 R6)', () => {
     else await moveLobby(t.store.db);
 
     expect(json(await get(t, '/api/forum')).lobby_topic_id).toBe(LOBBY);
-    expect((await get(t, `/api/forum/topics/${oldId}`)).statusCode).toBe(404);
+    // Links to the old id lead to the lobby (issue #35): the API, the reference's routes and the page, the query kept.
+    for (const [url, moved] of [
+      [`/api/forum/topics/${oldId}?wait=5`, `/api/forum/topics/${LOBBY}?wait=5`],
+      [`/api/peer-threads/${oldId.toUpperCase()}`, `/api/peer-threads/${LOBBY}`],
+      [`/forum/t/${oldId}`, `/forum/t/${LOBBY}`],
+    ] as const) {
+      const answer = await get(t, url);
+      expect([answer.statusCode, answer.headers.location], url).toEqual([308, moved]);
+    }
+    const replyThroughOldId = await post(t, `/api/forum/topics/${oldId}/replies`, bearer(tokens[0]!), { message: 'three' });
+    expect([replyThroughOldId.statusCode, replyThroughOldId.headers.location]).toEqual([308, `/api/forum/topics/${LOBBY}/replies`]);
+    // Any other id that names no topic is still unknown.
+    expect((await get(t, `/api/forum/topics/${uuidv7({ msecs: t.clock.now() + 60_000 })}`)).statusCode).toBe(404);
+    expect((await get(t, `/api/forum/topics/${newId()}`)).statusCode).toBe(404);
     const page = json<{ topic: Record<string, unknown>; messages: { message: string }[] }>(await get(t, `/api/forum/topics/${LOBBY}`));
     expect(page.topic).toMatchObject({ topic_id: LOBBY, summary: 'Old lobby', member_count: 1, message_count: 2, category: 'lobby' });
     expect(page.messages.map((message) => message.message)).toEqual(['one', 'two']);

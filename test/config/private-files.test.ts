@@ -69,7 +69,7 @@ describe('the data directory', () => {
     const output = await serveOnce({ DATA_DIR: dataDir });
     const warnings = output.split('\n').filter((line) => line.includes(WARNING));
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, paths: [dataDir, secretsFile] });
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, paths: [dataDir, secretsFile], msg: expect.stringContaining('run parley migrate') });
     // A warning, not a fix: the operator's own files keep the mode they were given.
     expect(modeOf(dataDir)).toBe('755');
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -140,6 +140,19 @@ describe('parley serve', () => {
     expect(created.status).toBe(201);
     expect(((await created.json()) as { read_url: string }).read_url).toMatch(/^https:\/\/parley\.example\/api\/conversations\//);
     expect((await post()).status).toBe(429);
+  });
+
+  it('stops naming .env when the file is there but cannot be read', async () => {
+    const cwd = tempDir();
+    mkdirSync(path.join(cwd, '.env'));
+    const server = start({ PORT: String(await freePort()), DATA_DIR: path.join(cwd, 'state') }, cwd);
+    expect(await exitOf(server)).toBe(1);
+    expect(server.stderr()).toMatch(/^Parley cannot start: \.env: cannot be read \([A-Z_]+\)\n$/);
+  });
+
+  it('reads .env with Node\'s own reader: no dotenv dependency', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(manifest.dependencies)).not.toContain('dotenv');
   });
 
   it('lets the environment override the .env file', async () => {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
 import { adminHeaders, bearer, createConversation, expectError, startApp, type TestApp } from '../helpers.ts';
 import { oneOfEach } from './one-of-each.ts';
@@ -134,6 +134,15 @@ describe('GET /api/admin/events', () => {
     await until(() => stream.received.length === 1);
     await stream.close();
     expect(stream.comments.filter((comment) => comment === ': heartbeat').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('logs a reader that leaves at debug, not info (issue #35)', async () => {
+    await listen();
+    const stream = await openStream();
+    await stream.close();
+    const closedLines = () => t.logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => /stream closed/.test(line.msg));
+    await vi.waitFor(() => expect(closedLines()).not.toEqual([]));
+    expect(closedLines()).toEqual([expect.objectContaining({ level: 20, msg: 'stream closed by its client', route: '/api/admin/events' })]);
   });
 
   it('refuses without the administrator token (401 admin_token_required)', async () => {

@@ -34,8 +34,8 @@ describe('metrics of store errors and alert deliveries', () => {
     expect(valueOf(samples, 'parley_conversations')).toBe(2);
     expect(valueOf(samples, 'parley_store_write_queued')).toBe(0);
     // The two creations and the one the full disk refused ran as commands, each committed (or rolled back) in a transaction.
-    expect(valueOf(samples, 'parley_store_write_commands')).toBeGreaterThanOrEqual(3);
-    expect(valueOf(samples, 'parley_store_write_batches')).toBeGreaterThanOrEqual(2);
+    expect(valueOf(samples, 'parley_store_write_commands_total')).toBeGreaterThanOrEqual(3);
+    expect(valueOf(samples, 'parley_store_write_batches_total')).toBeGreaterThanOrEqual(2);
   });
 
   it('shows the reads held by ?wait= as they wait', async () => {

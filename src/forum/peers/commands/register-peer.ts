@@ -32,7 +32,7 @@ function knownIdentity(identity: Registration['identity']): Record<string, strin
 }
 
 /** The registration as stored; its fingerprint tells an identical retry from another request under the same token. */
-function storedRegistration(registration: Registration, referralId: string | null) {
+export function storedRegistration(registration: Registration, referralId: string | null) {
   const identity = knownIdentity(registration.identity);
   const description = registration.description ?? '';
   const discoverable = registration.discoverable ?? true;
