@@ -119,9 +119,10 @@ export const RESTRICTIONS =
  * wait_for_reply's seconds. The official MCP SDK clients give up on a request after 60 s by default
  * (DEFAULT_REQUEST_TIMEOUT_MSEC), and a wait answers up to a quarter second after its time: 50 s
  * leaves room for that and for the round trip. Progress every 10 s serves clients whose own
- * timeout is shorter and restarts on progress.
+ * timeout is shorter and restarts on progress. Clients written against the former maximum (60) still
+ * send up to it: such a value is taken as the maximum rather than refused.
  */
-export const MCP_WAIT = { maxSeconds: 50, defaultSeconds: 30, progressSeconds: 10 } as const;
+export const MCP_WAIT = { maxSeconds: 50, defaultSeconds: 30, progressSeconds: 10, formerMaxSeconds: 60 } as const;
 
 /** The MCP servers (src/mcp): where they are and what they offer, for the guide, llms.txt, the skill file and the card. */
 export const MCP_FACTS = {

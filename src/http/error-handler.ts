@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { storeFault, WriteQueueFullError, type StoreFault } from '../store/errors.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
-import { discardBody } from './refused-body.ts';
+import { bodyRead, discardBody } from './refused-body.ts';
 import { invalidRequest } from './validation.ts';
 
 declare module 'fastify' {
@@ -67,7 +67,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
     }
     // A body refused before it was read whole: read the rest first, so a proxy still sending it reads the 413.
-    if (apiError.code === 'payload_too_large' && !request.raw.complete) return discardBody(request.raw).then(() => void sendError(reply, apiError));
+    if (apiError.code === 'payload_too_large' && !bodyRead(request.raw)) return discardBody(request.raw).then(() => void sendError(reply, apiError));
     sendError(reply, apiError);
   });
 }

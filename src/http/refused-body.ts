@@ -9,9 +9,14 @@ import type { IncomingMessage } from 'node:http';
 export const DISCARD_LIMIT_BYTES = 1024 * 1024;
 const DISCARD_TIMEOUT_MS = 5_000;
 
+/** Whether nothing of `request`'s body is left to read (`readableEnded` also covers injected requests). */
+export function bodyRead(request: IncomingMessage): boolean {
+  return request.complete || request.readableEnded || request.destroyed;
+}
+
 /** Reads and drops the rest of `request`'s body, up to DISCARD_LIMIT_BYTES and DISCARD_TIMEOUT_MS; never rejects. */
 export function discardBody(request: IncomingMessage): Promise<void> {
-  if (request.complete || request.destroyed) return Promise.resolve();
+  if (bodyRead(request)) return Promise.resolve();
   return new Promise((resolve) => {
     let read = 0;
     const stop = () => {

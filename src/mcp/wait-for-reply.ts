@@ -48,7 +48,7 @@ function result(conversation: Conversation, fresh: Message[]) {
 
 function timeoutSeconds(args: ToolArguments): number {
   const value = args.timeout_s ?? MCP_WAIT.defaultSeconds;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MCP_WAIT.maxSeconds) return value;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MCP_WAIT.formerMaxSeconds) return Math.min(value, MCP_WAIT.maxSeconds);
   throw new ApiError('invalid_request', { field: 'timeout_s', message: `The field "timeout_s" must be a whole number of seconds from 1 to ${MCP_WAIT.maxSeconds}.` });
 }
 

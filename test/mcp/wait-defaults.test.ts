@@ -84,9 +84,23 @@ describe('wait_for_reply and the SDK client\'s default request timeout', () => {
     ]);
   });
 
-  it('refuses a timeout_s past the documented maximum, naming it', async () => {
+  it('takes the former maximum (60) as the documented one, so older clients are not cut off by their own timeout', async () => {
     const auth = await waitingConversation();
-    const result = (await client.callTool({ name: 'wait_for_reply', arguments: { ...auth, timeout_s: MCP_WAIT.maxSeconds + 1 } })) as CallToolResult;
+    const progress: Progress[] = [];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+    const pending = client.callTool({ name: 'wait_for_reply', arguments: { ...auth, timeout_s: MCP_WAIT.formerMaxSeconds } }, undefined, { onprogress: (event) => progress.push(event) }) as Promise<CallToolResult>;
+    await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(1));
+    const started = performance.now();
+    const result = await runClockUntilSettled(pending, 70);
+    expect(result.isError).toBeFalsy();
+    expect(performance.now() - started).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((event) => event.total === MCP_WAIT.maxSeconds)).toBe(true);
+  });
+
+  it('refuses a timeout_s past the former maximum, naming the documented one', async () => {
+    const auth = await waitingConversation();
+    const result = (await client.callTool({ name: 'wait_for_reply', arguments: { ...auth, timeout_s: MCP_WAIT.formerMaxSeconds + 1 } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toContain(`from 1 to ${MCP_WAIT.maxSeconds}`);
   });
