@@ -46,6 +46,16 @@ function result(conversation: Conversation, fresh: Message[]) {
   });
 }
 
+/** The server would not hold the wait (this source's share, or every wait, is taken): a result now would only be called again at once. */
+function notHeld(retryAfterSeconds: number) {
+  return apiErrorResult(
+    new ApiError('rate_limited', {
+      retryAfterSeconds,
+      message: 'This source already holds as many waits as the server allows (MAX_WAITERS_PER_SOURCE), or the server holds all it can; call again after retry_after_seconds.',
+    }),
+  );
+}
+
 function timeoutSeconds(args: ToolArguments): number {
   const value = args.timeout_s ?? MCP_WAIT.defaultSeconds;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MCP_WAIT.formerMaxSeconds) return Math.min(value, MCP_WAIT.maxSeconds);
@@ -101,7 +111,7 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
       if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
       const previous = answer;
       answer = await read(Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), previous.headers.etag);
-      if (answer.status === 304) return result(conversation, []);
+      if (answer.status === 304) return answer.headers['retry-after'] === undefined ? result(conversation, []) : notHeld(Number(answer.headers['retry-after']));
       if (answer.status !== 200) return answerAsResult(answer);
       conversation = answer.body as Conversation;
     }
