@@ -13,6 +13,9 @@ export interface StreamEvent {
   agent_id?: string;
 }
 
+/** Sent instead of events the server no longer keeps (after a restart, from another instance, or too far behind): refetch. */
+export const RESET_EVENT = 'stream.reset';
+
 export type StreamState = 'live' | 'reconnecting' | 'refused';
 
 export interface StreamOptions {
