@@ -1,8 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestSource } from '../http/client-source.ts';
 import { etagMatches } from '../http/etag.ts';
 import { queuedBehindAnother } from '../http/server.ts';
-import type { ChangeHub } from './hub.ts';
+import type { ChangeHub, Departure, WaitOutcome } from './hub.ts';
 
 /**
  * The Retry-After of a read answered at once because the server would not hold it (MAX_WAITERS or
@@ -38,16 +39,35 @@ export async function holdWhileCurrent<State>(request: FastifyRequest, reply: Fa
     const left = deadline - performance.now();
     // A client gone before its wait began would never say so again.
     if (left <= 0 || request.raw.socket?.destroyed) break;
-    const waiting = queuedBehindAnother(reply.raw) ? undefined : hold.hub.wait(hold.key, left, reply.raw, requestSource(request));
+    const waiting = beginWait(hold.hub, hold.key, left, request, reply.raw);
     if (waiting === undefined) {
       reply.header('Retry-After', String(EARLY_ANSWER_RETRY_SECONDS));
       break;
     }
-    // The server closes a connection idle for twice the request timeout, which may be shorter than
-    // the wait: this one is idle on purpose. Node sets the socket's timeout again after the answer.
-    request.raw.socket?.setTimeout?.(0);
     if ((await waiting) !== 'changed') break;
     state = await hold.reread();
   }
   return state;
+}
+
+/**
+ * Holds `request` up to `milliseconds` for a publish of `key`, counted in its source's share; ends
+ * at once when `response` closes (or `departure`, which follows it). Undefined when the server will not hold it: the waits of the
+ * source or of the server are all taken, or the answer is queued behind an earlier one on its
+ * connection (pipelined), where it would never hear the connection close.
+ */
+export function beginWait(
+  hub: ChangeHub,
+  key: string,
+  milliseconds: number,
+  request: FastifyRequest,
+  response: ServerResponse,
+  departure: Departure = response,
+): Promise<WaitOutcome> | undefined {
+  if (queuedBehindAnother(response)) return undefined;
+  const waiting = hub.wait(key, milliseconds, departure, requestSource(request));
+  // The server closes a connection idle for twice the request timeout, which may be shorter than
+  // the wait: this one is idle on purpose. Node sets the socket's timeout again after the answer.
+  if (waiting !== undefined) request.raw.socket?.setTimeout?.(0);
+  return waiting;
 }
