@@ -66,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const live = new ChangeHub(options.config.maxWaiters, clock);
+  const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock);
   const services: Services = {
     config: options.config,
     store: options.store,

@@ -86,6 +86,8 @@ export interface Config {
   transport: TransportConfig;
   /** MAX_WAITERS: reads held open by ?wait= at once; past it a read with wait answers at once. */
   maxWaiters: number;
+  /** MAX_WAITERS_PER_SOURCE: of those, held for one source (HTTP long-polls and MCP waits together); past it a wait answers at once. */
+  maxWaitersPerSource: number;
   /** EVENTS_HEARTBEAT_SECONDS: how often the operator's event stream sends a comment to keep proxies from closing it. */
   eventsHeartbeatSeconds: number;
   /** SHUTDOWN_DRAIN_SECONDS: how long a stopping server waits for requests under way before it exits without them. */
@@ -336,6 +338,7 @@ export function readConfig(env: Env): Config {
     transport: transport(env),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 3_600),
     maxWaiters: integer(env, 'MAX_WAITERS', 10_000, 0, 1_000_000),
+    maxWaitersPerSource: integer(env, 'MAX_WAITERS_PER_SOURCE', 32, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
     webhook: webhook(env),
   };

@@ -54,15 +54,26 @@ export async function callRoute(request: FastifyRequest, call: RouteCall): Promi
   if (typeof call.token === 'string') headers.authorization = `Bearer ${call.token}`;
   const hasBody = call.body !== undefined;
   if (hasBody) headers['content-type'] = 'application/json';
-  const response = await request.server.inject({
-    method: call.method,
-    url: call.path,
-    query: queryString(call.query),
-    headers,
-    remoteAddress: request.socket.remoteAddress ?? '',
-    ...(hasBody ? { payload: JSON.stringify(call.body) } : {}),
-    ...(call.signal ? { signal: call.signal } : {}),
-  });
+  // inject never removes its listener from the signal: on the MCP request's own signal, each
+  // finished call (its request and answer) would stay in memory for as long as the MCP request.
+  const leaving = new AbortController();
+  const leave = () => leaving.abort();
+  call.signal?.addEventListener('abort', leave, { once: true });
+  if (call.signal?.aborted) leaving.abort();
+  let response: Awaited<ReturnType<typeof request.server.inject>>;
+  try {
+    response = await request.server.inject({
+      method: call.method,
+      url: call.path,
+      query: queryString(call.query),
+      headers,
+      remoteAddress: request.socket.remoteAddress ?? '',
+      ...(hasBody ? { payload: JSON.stringify(call.body) } : {}),
+      signal: leaving.signal,
+    });
+  } finally {
+    call.signal?.removeEventListener('abort', leave);
+  }
   let body: unknown;
   try {
     body = response.body === '' ? undefined : JSON.parse(response.body);

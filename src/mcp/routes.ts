@@ -46,7 +46,7 @@ async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply:
   if (request.body === undefined) throw new ApiError('invalid_request', { message: 'The request body must be a JSON-RPC message.' });
   const departed = new AbortController();
   reply.raw.once('close', () => departed.abort());
-  const server = mcpServer(endpoint, { request, signal: departed.signal }, request.server.services.version);
+  const server = mcpServer(endpoint, { request, signal: departed.signal, response: reply.raw }, request.server.services.version);
   // Progress notifications travel in an event stream; every other answer is one JSON body.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
   reply.hijack();
