@@ -55,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HEAP_BUDGET_KIB} KiB of heap a wait; all released when their connections close`, { timeout: 60_000 }, async () => {
+it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HEAP_BUDGET_KIB} KiB of heap a wait; all released when their connections close`, { timeout: 240_000 }, async () => {
   const created = await createConversation(t);
   const args = { conversation_id: created.conversation_id, access_token: created.access_token, timeout_s: 50 };
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for_reply', arguments: args } });
@@ -71,7 +71,8 @@ it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HE
   const { rss: before, heapUsed: heapBefore } = memory();
   const clients = spawn(process.execPath, ['-e', CLIENTS, String(port), body, String(WAITS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
-    await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(WAITS), { timeout: 30_000, interval: 50 });
+    // Bounds for a machine under heavy load (each wait reads through the store first), not speeds.
+    await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(WAITS), { timeout: 180_000, interval: 50 });
     const { rss: held, heapUsed: heapHeld } = memory();
     const perWait = (held - before) / WAITS / 1024;
     const heapPerWait = (heapHeld - heapBefore) / WAITS / 1024;
@@ -85,5 +86,5 @@ it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HE
     clients.stdin.end();
     await new Promise((resolve) => clients.once('exit', resolve));
   }
-  await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(0), { timeout: 5_000, interval: 50 });
+  await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(0), { timeout: 30_000, interval: 50 });
 });
