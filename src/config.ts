@@ -97,7 +97,10 @@ export interface Config {
 }
 
 export interface WebhookConfig {
+  /** WEBHOOK_URL without its user information, if it had any. */
   url: string;
+  /** The user information of WEBHOOK_URL as an HTTP Basic `Authorization` value: a credential, never logged. */
+  authorization: string | undefined;
   /** The HMAC key of WEBHOOK_SECRET: the bytes a `whsec_` secret's base64 encodes, or a plain secret's UTF-8 bytes. */
   signingKey: Buffer;
   /** WEBHOOK_INCLUDE_TEXT: the message text goes in the events that concern one message. */
@@ -106,6 +109,10 @@ export interface WebhookConfig {
   firstRetrySeconds: number;
   /** WEBHOOK_GIVE_UP_SECONDS: how long an event is retried before it is given up. */
   giveUpSeconds: number;
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one attempt may take. */
+  timeoutSeconds: number;
+  /** WEBHOOK_OUTBOX_MAX: the most events kept for delivery; past it the oldest are given up. */
+  outboxMax: number;
 }
 
 /** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
@@ -286,12 +293,28 @@ function webhook(env: Env): WebhookConfig | undefined {
     url = undefined;
   }
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ConfigError('WEBHOOK_URL', 'must be an absolute http(s) URL');
+  // fetch refuses a URL with user information: it goes as HTTP Basic authentication instead.
+  let authorization: string | undefined;
+  if (url.username !== '' || url.password !== '') {
+    let credentials: string;
+    try {
+      credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    } catch {
+      throw new ConfigError('WEBHOOK_URL', 'has user information that is not valid percent-encoding');
+    }
+    authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
   return {
-    url: raw,
+    url: authorization === undefined ? raw : url.href,
+    authorization,
     signingKey: signingKey(env),
     includeText: oneOf(env, 'WEBHOOK_INCLUDE_TEXT', ['true', 'false'] as const, 'false') === 'true',
     firstRetrySeconds: integer(env, 'WEBHOOK_RETRY_SECONDS', 5, 1, 3_600),
     giveUpSeconds: integer(env, 'WEBHOOK_GIVE_UP_SECONDS', 86_400, 1, 604_800),
+    timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 8, 1, 60),
+    outboxMax: integer(env, 'WEBHOOK_OUTBOX_MAX', 10_000, 1, 10_000_000),
   };
 }
 
