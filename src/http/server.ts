@@ -156,6 +156,8 @@ export function transportServer(config: Config): FastifyServerFactory {
         headersTimeout: transport.headersTimeoutSeconds * 1000,
         keepAliveTimeout: transport.keepAliveTimeoutSeconds * 1000,
         connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+        // A request without Host is refused by the app, in the error shape (see refuseMissingHost).
+        requireHostHeader: false,
       },
       capInFlight(handler, transport.maxPipelinedRequests),
     );
