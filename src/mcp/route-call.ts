@@ -30,9 +30,14 @@ export interface RouteAnswer {
  */
 const CLIENT_HEADERS = ['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
-/** A path segment from a tool argument: encoded, so that no argument can reach another route. */
+/** The dot segments: a URL parser resolves them (encoded too, as %2E), which would lead the path elsewhere. */
+const DOT_SEGMENTS = new Set(['.', '..']);
+
+/** A path segment from a tool argument: encoded, so that no argument can reach another route; a dot segment is the address of nothing. */
 export function segment(value: unknown): string {
-  return encodeURIComponent(typeof value === 'string' ? value : (JSON.stringify(value) ?? '-'));
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '-');
+  if (DOT_SEGMENTS.has(text)) throw new ApiError('not_found');
+  return encodeURIComponent(text);
 }
 
 function queryString(query: Record<string, unknown> | undefined): Record<string, string> {
