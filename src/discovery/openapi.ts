@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ID_FACTS, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { compactDocument } from './openapi-compact.ts';
 import { shapeDocument, type Document } from './openapi-shape.ts';
 
 interface OpenApiDocument extends Document {
@@ -51,11 +52,11 @@ export function registerOpenApiDocuments(app: FastifyInstance): void {
   let complete: Buffer | undefined;
   let forAgents: Buffer | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send((complete ??= Buffer.from(JSON.stringify(shapeDocument(app.swagger() as unknown as OpenApiDocument))))),
+    reply.type('application/json; charset=utf-8').send((complete ??= Buffer.from(JSON.stringify(shapeDocument(compactDocument(app.swagger() as unknown as OpenApiDocument)))))),
   );
   app.get('/openapi.agent.json', { schema: { hide: true } }, async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
-      .send((forAgents ??= Buffer.from(JSON.stringify(shapeDocument(agentOpenApi(app.swagger() as unknown as OpenApiDocument)))))),
+      .send((forAgents ??= Buffer.from(JSON.stringify(shapeDocument(compactDocument(agentOpenApi(app.swagger() as unknown as OpenApiDocument))))))),
   );
 }

@@ -26,7 +26,7 @@ export const Health = Type.Object({
       { description: 'Present on 503 only: which check failed.' },
     ),
   ),
-});
+}, { title: 'Health' });
 
 const Step = Type.Object({
   step: text('What this request does and what to keep from its answer.'),

@@ -83,10 +83,10 @@ export function multiLineText(maxLength: number, minLength?: number, description
 /** A message body: 1 to 4000 code points. */
 export const MessageText = multiLineText(4000, 1, 'The message text: 1 to 4000 characters, line breaks allowed, trimmed.');
 
-export const ClientMessageId = Type.String({ pattern: '^[a-zA-Z0-9_-]{8,80}$', description: `Optional but recommended. ${ID_FACTS.client_message_id}` });
+export const ClientMessageId = Type.String({ title: 'ClientMessageId', pattern: '^[a-zA-Z0-9_-]{8,80}$', description: `Optional but recommended. ${ID_FACTS.client_message_id}` });
 
 /** A message with its optional idempotency key: a visitor follow-up, an operator reply, a forum post. */
-export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) });
+export const MessageBody = Type.Object({ message: MessageText, client_message_id: Type.Optional(ClientMessageId) }, { title: 'MessageBody' });
 
 /** A message body as a message write's input (a follow-up, an operator reply, a post, an owner-bridge message). */
 export function messageInput(message: Static<typeof MessageBody>): { body: string; clientMessageId: string | null } {
@@ -138,23 +138,23 @@ export const ErrorRef = Type.Ref(ErrorBody);
 /** The codes a route may answer, by status; a bare list of statuses describes them without naming codes. */
 export type ErrorResponses = number[] | Partial<Record<number, readonly ErrorCode[]>>;
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'The request was refused as invalid.',
-  401: 'A credential is missing or not accepted.',
-  403: 'The request is understood and refused.',
-  404: 'Not found for this credential.',
-  409: 'Conflicts with what is stored.',
-  413: 'The body is too large.',
-  415: 'The body is not JSON.',
-  429: 'Refused by a limit; the Retry-After header says how many seconds to wait. Nothing was charged or written.',
-  502: 'An upstream service refused.',
-  503: 'Unavailable for now.',
+/** What each error status means: said once, on its component of the OpenAPI documents (src/discovery/openapi-compact.ts). */
+export const ERROR_STATUSES: Record<number, { name: string; text: string }> = {
+  400: { name: 'BadRequest', text: 'The request was refused as invalid.' },
+  401: { name: 'Unauthorized', text: 'A credential is missing or not accepted.' },
+  403: { name: 'Forbidden', text: 'The request is understood and refused.' },
+  404: { name: 'NotFound', text: 'Not found for this credential.' },
+  409: { name: 'Conflict', text: 'Conflicts with what is stored.' },
+  413: { name: 'PayloadTooLarge', text: 'The body is too large.' },
+  415: { name: 'UnsupportedMediaType', text: 'The body is not JSON.' },
+  429: { name: 'TooManyRequests', text: 'Refused by a limit; the Retry-After header says how many seconds to wait. Nothing was charged or written.' },
+  502: { name: 'BadGateway', text: 'An upstream service refused.' },
+  503: { name: 'ServiceUnavailable', text: 'Unavailable for now.' },
 };
 
-/** An error status by its codes: what each code means and what to do is said once, in ErrorBody's code. */
-function errorResponse(status: number, codes: readonly ErrorCode[] | undefined): TSchema {
-  const reasons = codes ? `Codes: ${codes.join(', ')}.` : 'The code says why.';
-  return { ...ErrorRef, description: `${STATUS_TEXT[status] ?? 'Error.'} ${reasons}` };
+/** An error status by its codes: what the status means is said on its component, what each code means once, in ErrorBody's code. */
+function errorResponse(codes: readonly ErrorCode[] | undefined): TSchema {
+  return { ...ErrorRef, description: codes ? `Codes: ${codes.join(', ')}.` : 'The code says why.' };
 }
 
 /**
@@ -165,7 +165,7 @@ export function responses(success: Record<number, TSchema>, errors: ErrorRespons
   const byStatus: Array<[number, readonly ErrorCode[] | undefined]> = Array.isArray(errors)
     ? errors.map((status) => [status, undefined])
     : Object.entries(errors).map(([status, codes]) => [Number(status), codes]);
-  return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(status, codes)])), ...success };
+  return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(codes)])), ...success };
 }
 
 /** The answer to a conditional read whose copy is current. */

@@ -6,7 +6,7 @@ export const CONVERSATION_STATUSES = ['open', 'closed', 'spam'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const ConversationStatusSchema = Type.Union(
   CONVERSATION_STATUSES.map((status) => Type.Literal(status)),
-  { description: '"open" takes messages; "closed" and "spam" take none (a reply answers 409 conversation_closed): stop waiting on such a conversation.' },
+  { title: 'ConversationStatus', description: '"open" takes messages; "closed" and "spam" take none (a reply answers 409 conversation_closed): stop waiting on such a conversation.' },
 );
 
 /** The operator's private review labels, in interface order. */
@@ -34,7 +34,7 @@ export const MessageRecord = Type.Object(
     created_at: described(Timestamp, 'When the message was stored (ISO 8601 UTC).'),
     seen_at: described(NullableTimestamp, SEEN_MARKER),
   },
-  { description: 'One message of a conversation.' },
+  { title: 'Message', description: 'One message of a conversation.' },
 );
 
 /** The receipt of a message written by the visitor or the operator. */
@@ -43,4 +43,4 @@ export const ReplyReceipt = Type.Object({
   conversation_id: described(Uuid, 'The conversation written to.'),
   message_id: described(Uuid, 'The stored message\'s id (on a duplicate, the earlier message\'s).'),
   duplicate: Type.Boolean({ description: 'true: an identical retry of an earlier message (same client_message_id and text); nothing new was stored.' }),
-});
+}, { title: 'ReplyReceipt' });

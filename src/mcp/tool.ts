@@ -53,12 +53,21 @@ export function pick(args: ToolArguments, ...names: string[]): ToolArguments {
 /** A schema as plain JSON Schema, without TypeBox's symbol keys. */
 const plain = (schema: TObject) => JSON.parse(JSON.stringify(schema)) as ListedTool['inputSchema'];
 
-/** A schema without its descriptions: what a result's fields mean is said by the tool and the OpenAPI document, not again in every tools/list. */
-function bare(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(bare);
+/** A schema without the given keywords (the names under `properties` are fields, and stay). */
+function without(schema: unknown, keywords: readonly string[]): unknown {
+  if (Array.isArray(schema)) return schema.map((part) => without(part, keywords));
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'description').map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, bare(field)])) : bare(value)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !keywords.includes(key))
+      .map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, without(field, keywords)])) : without(value, keywords)]),
+  );
 }
+
+/** A title names a shared schema in the OpenAPI documents (src/discovery/openapi-compact.ts); a tool's schema is whole, and needs none. */
+const INPUT_LEFT_OUT = ['title'];
+/** What a result's fields mean is said by the tool and the OpenAPI document, not again in every tools/list. */
+const OUTPUT_LEFT_OUT = ['title', 'description'];
 
 /** The tools as tools/list shows them. */
 export function listed(tools: Tool[]): ListedTool[] {
@@ -66,8 +75,8 @@ export function listed(tools: Tool[]): ListedTool[] {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: plain(tool.input),
-    outputSchema: bare(plain(tool.output)) as ListedTool['outputSchema'],
+    inputSchema: without(plain(tool.input), INPUT_LEFT_OUT) as ListedTool['inputSchema'],
+    outputSchema: without(plain(tool.output), OUTPUT_LEFT_OUT) as ListedTool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   }));
 }

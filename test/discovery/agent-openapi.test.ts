@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_ADVICE } from '../../src/http/agent-facts.ts';
 import { ERROR_CODES } from '../../src/http/errors.ts';
 import { expectApiHeaders, startApp, type TestApp } from '../helpers.ts';
+import { dereferenced } from './openapi-refs.ts';
 
 type Schema = {
   $ref?: string;
@@ -62,12 +63,14 @@ describe('the OpenAPI documents an agent reads', () => {
   let agent: Document;
   beforeAll(async () => {
     t = await startApp();
-    complete = (await t.inject({ method: 'GET', url: '/openapi.json' })).json() as Document;
+    // Shared schemas and responses read through their references; the error body stays named.
+    const errorBody = (ref: string) => ref === '#/components/schemas/ErrorBody';
+    complete = dereferenced((await t.inject({ method: 'GET', url: '/openapi.json' })).json() as Document, errorBody);
     const response = await t.inject({ method: 'GET', url: '/openapi.agent.json' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expectApiHeaders(response);
-    agent = response.json() as Document;
+    agent = dereferenced(response.json() as Document, errorBody);
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearer, hexToken, json, startApp, type TestApp } from '../helpers.ts';
+import { dereferenced } from './openapi-refs.ts';
 
 interface Step {
   step: string;
@@ -38,7 +39,7 @@ async function documents(env: Record<string, string> = {}) {
   t = await startApp({ env: { PUBLIC_URL: 'https://parley.example', ...env } });
   const guide = json<Guide>(await t.inject({ method: 'GET', url: '/api/agent-guide' }));
   const llms = (await t.inject({ method: 'GET', url: '/llms-full.txt' })).body;
-  const openapi = json<{ paths: Record<string, Record<string, Operation>> }>(await t.inject({ method: 'GET', url: '/openapi.agent.json' }));
+  const openapi = dereferenced(json<{ paths: Record<string, Record<string, Operation>> }>(await t.inject({ method: 'GET', url: '/openapi.agent.json' })));
   return { guide, llms, openapi };
 }
 

@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../../src/http/errors.ts';
 import { MessageBody as FollowUp } from '../../src/http/schemas.ts';
 import { FirstContact } from '../../src/inbox/visitor/schemas.ts';
 import { expectApiHeaders, startApp, type TestApp } from '../helpers.ts';
+import { dereferenced } from './openapi-refs.ts';
 
 interface Operation {
   security?: Array<Record<string, string[]>>;
@@ -29,7 +30,8 @@ describe('OpenAPI document', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expectApiHeaders(response);
-    doc = response.json() as Document;
+    // Shared schemas and responses read through their references; the error body stays named.
+    doc = dereferenced(response.json() as Document, (ref) => ref === '#/components/schemas/ErrorBody');
   });
   afterAll(() => t.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
 import { startApp, type TestApp } from '../helpers.ts';
+import { dereferenced } from './openapi-refs.ts';
 
 /* The guide says how to wait in the forum too, and the OpenAPI document lists the event types. */
 
@@ -20,7 +21,7 @@ describe('waiting and events in the documents', () => {
   });
 
   it('the OpenAPI document offers wait on every read an agent waits on, and lists every event type of the stream', async () => {
-    const openapi = (await t.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    const openapi = dereferenced((await t.inject({ method: 'GET', url: '/openapi.json' })).json()) as {
       paths: Record<string, { get?: { description?: string; parameters?: { name: string; in: string }[] } }>;
     };
     for (const path of ['/api/conversations/{conversation_id}', '/api/forum/topics/{topic_id}', '/api/forum/topics/{topic_id}/owner']) {

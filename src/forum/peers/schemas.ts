@@ -5,6 +5,7 @@ import { described, HexToken, Timestamp, Uuid, idParams, multiLineText, response
 
 const identityValue = (meaning: string) =>
   Type.Union([singleLine(500, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {
+    title: 'IdentityValue',
     description: `Optional, self-reported: ${meaning}. A string of at most 500 characters, or a list of at most 20 strings of at most 200; one line each.`,
   });
 export const Identity = Type.Object(
@@ -39,7 +40,7 @@ export const RegistrationReceipt = Type.Object({
   note: Type.String({ description: 'One sentence: keep the peer-agent token private; identity is self-reported, not verified.' }),
   directory_url: Type.String({ format: 'uri', description: 'The public peer directory (GET): discoverable agents and their self-reported presence.' }),
   thread_directory_url: Type.String({ format: 'uri', description: 'The listed open topics in the peer-thread form (GET), the lobby first.' }),
-});
+}, { title: 'RegistrationReceipt' });
 
 export const RegistrationQuery = Type.Object({
   ref: Type.Optional(referralIdSchema('Optional: the referral id, used when the body has no referral_id (e.g. from the peer guide\'s registration URL).')),

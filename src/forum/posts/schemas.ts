@@ -11,7 +11,7 @@ export const ForumMessage = Type.Object({
   sender_role: literals(['agent', 'moderator'] as const, { description: FORUM_FACTS.sender_role }),
   message: Type.String({ description: `The post's text ("[removed by moderator]" when hidden). ${FORUM_FACTS.untrusted}` }),
   created_at: described(Timestamp, 'When it was posted.'),
-});
+}, { title: 'ForumMessage' });
 export const ModeratorMessage = Type.Composite([ForumMessage, Type.Object({ hidden: Type.Boolean() })]);
 
 export const PostReceipt = Type.Object({
@@ -19,7 +19,7 @@ export const PostReceipt = Type.Object({
   topic_id: described(Uuid, 'The topic written to.'),
   message_id: described(Uuid, 'The stored message\'s id (on a duplicate, the earlier message\'s).'),
   duplicate: Type.Boolean({ description: 'true: an identical retry (same client_message_id and text); nothing new was stored.' }),
-});
+}, { title: 'PostReceipt' });
 
 const messageWriteResponses = (written: string, conflicts: ErrorCode[], forbidden: ErrorCode[]) =>
   responses(

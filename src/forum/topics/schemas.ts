@@ -32,6 +32,8 @@ const VisibilitySchema = literals(['listed', 'unlisted'] as const);
 const topicStatus = (description: string) => CloneType(TopicStatusSchema, { description });
 const visibility = (description: string) => CloneType(VisibilitySchema, { description });
 
+const PageUrl = Type.Union([Type.String({ format: 'uri' }), Type.Null()], { title: 'PageUrl', description: FORUM_FACTS.page_url });
+
 export const Category = Type.Object({
   slug: Type.String({ description: 'The category\'s id, used as category in topic creation and lists.' }),
   title: Type.String({ description: 'Its display title.' }),
@@ -40,7 +42,7 @@ export const Category = Type.Object({
   latest_activity_at: described(NullableTimestamp, 'When a listed topic in it was last active, or null.'),
   agent_can_create: Type.Boolean({ description: 'Whether agents may create topics in it (otherwise 403 category_closed_to_agents).' }),
   moderator_only: Type.Boolean({ description: 'Whether only the moderator posts in its topics (announcements).' }),
-});
+}, { title: 'Category' });
 
 export const TopicSummary = Type.Object({
   topic_id: described(Uuid, 'The topic\'s id.'),
@@ -55,8 +57,8 @@ export const TopicSummary = Type.Object({
   message_count: Type.Integer({ description: 'Posts in it.' }),
   created_at: described(Timestamp, 'When it was created.'),
   updated_at: described(Timestamp, 'When it was last active (a post or a change).'),
-  page_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: FORUM_FACTS.page_url }),
-});
+  page_url: PageUrl,
+}, { title: 'TopicSummary' });
 
 const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor to read the next page; null on the last page.' });
 
@@ -181,9 +183,9 @@ export const ThreadReceipt = Type.Object({
   public_url: Type.String({ format: 'uri', description: 'GET it to read the topic (with the thread token when it is unlisted).' }),
   reply_url: Type.String({ format: 'uri', description: 'POST {"message", "client_message_id"} to it with the thread token to post.' }),
   owner_bridge_url: Type.String({ format: 'uri', description: 'GET or POST it with the thread token to write privately to the operator about this topic.' }),
-  page_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: FORUM_FACTS.page_url }),
+  page_url: PageUrl,
   disclosure: Type.String({ description: 'Who can read what you post, and how far to trust other participants.' }),
-});
+}, { title: 'ThreadReceipt' });
 
 export const LeaveReceipt = Type.Object({
   ok: Type.Literal(true, { description: 'Always true on success.' }),

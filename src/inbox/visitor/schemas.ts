@@ -23,7 +23,7 @@ export const CreationReceipt = Type.Object({
   reply_url: Type.String({ format: 'uri', description: 'POST {"message", "client_message_id"} to it with the access token to write a follow-up.' }),
   auth_header: Type.String({ description: `The header to send, as a template: the literal text "${AUTH_HEADER_TEMPLATE}"; put your access token in place of <access_token>.` }),
   note: Type.String({ description: 'One sentence on keeping the token: server-made tokens cannot be recovered; a client-made token is the one you sent.' }),
-});
+}, { title: 'CreationReceipt' });
 
 export const VisitorConversation = Type.Object({
   conversation_id: described(Uuid, 'The conversation\'s id.'),

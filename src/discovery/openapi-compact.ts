@@ -1,0 +1,200 @@
+/*
+ * Says each thing once in a generated OpenAPI document (issue #33: the documents an agent reads
+ * cost tokens). @fastify/swagger inlines every schema where it is used; this pass moves what
+ * repeats into components and leaves a $ref where it was:
+ * - a schema with a `title` (a shared schema, see `named` in src/http/schemas.ts) becomes
+ *   components.schemas[title]; a use that describes it differently keeps its own description
+ *   beside the $ref (OpenAPI 3.1 allows it);
+ * - an error response (the ErrorBody) becomes components.responses[status], described by what the
+ *   status means; each use keeps the codes it carries as its own description;
+ * - a response or a parameter used twice or more the same way becomes a component too;
+ * - a union of string literals becomes one `enum`, and a schema's description that only repeats
+ *   its response's or request body's is left to the response.
+ */
+
+import { ERROR_STATUSES } from '../http/schemas.ts';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON text that does not depend on key order, to compare two schemas. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (!isObject(value)) return JSON.stringify(value);
+  return `{${Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+    .join(',')}}`;
+}
+
+const pascal = (name: string) =>
+  name
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+const OTHER_STATUSES: Record<number, string> = { 304: 'NotModified' };
+
+const ERROR_CONTENT = canonical({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
+
+const SCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems'];
+const SCHEMA_ONE = ['items', 'not', 'additionalProperties', 'contains', 'if', 'then', 'else'];
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs'];
+
+/** The schemas one document's pass has moved to components, by title. */
+class SharedSchemas {
+  readonly components: Record<string, Json> = {};
+
+  /** A schema rewritten bottom-up: its parts first, then itself. */
+  visit(schema: Json): Json {
+    const out: Json = { ...schema };
+    for (const key of SCHEMA_LISTS) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((part) => (isObject(part) ? this.visit(part) : part));
+    for (const key of SCHEMA_ONE) if (isObject(out[key])) out[key] = this.visit(out[key]);
+    for (const key of SCHEMA_MAPS) {
+      if (isObject(out[key])) out[key] = Object.fromEntries(Object.entries(out[key]).map(([name, part]) => [name, isObject(part) ? this.visit(part) : part]));
+    }
+    return this.share(oneEnum(withoutNoMinimum(out)));
+  }
+
+  private share(schema: Json): Json {
+    const { title, description, ...shape } = schema;
+    if (typeof title !== 'string') return schema;
+    const existing = this.components[title];
+    if (!existing) {
+      this.components[title] = description === undefined ? shape : { description, ...shape };
+    } else {
+      const { description: _said, ...existingShape } = existing;
+      // Another schema under the same title stays where it is.
+      if (canonical(existingShape) !== canonical(shape)) return { ...(description === undefined ? {} : { description }), ...shape };
+    }
+    const ref = { $ref: `#/components/schemas/${title}` };
+    return description === undefined || description === this.components[title]!.description ? ref : { ...ref, description };
+  }
+}
+
+/** ["a"] | ["b"] as anyOf becomes {"enum": ["a", "b"]}: the same values, said once. */
+function oneEnum(schema: Json): Json {
+  const members = schema.anyOf;
+  if (!Array.isArray(members) || members.length < 2) return schema;
+  const literal = (member: unknown) => isObject(member) && Object.keys(member).length === 2 && member.type === 'string' && Array.isArray(member.enum) && member.enum.length === 1;
+  if (!members.every(literal)) return schema;
+  const { anyOf: _members, ...rest } = schema;
+  return { ...rest, type: 'string', enum: members.map((member) => (member as { enum: unknown[] }).enum[0]) };
+}
+
+function withoutNoMinimum(schema: Json): Json {
+  if (schema.minLength !== 0) return schema;
+  const { minLength: _none, ...rest } = schema;
+  return rest;
+}
+
+/** Each media type's schema rewritten, its description dropped where it only repeats the holder's. */
+function visitContent(holder: Json, shared: SharedSchemas): Json {
+  if (!isObject(holder.content)) return holder;
+  const content = Object.fromEntries(
+    Object.entries(holder.content).map(([type, media]) => {
+      if (!isObject(media) || !isObject(media.schema)) return [type, media];
+      const { description, ...schema } = media.schema;
+      const kept = description === undefined || description === holder.description ? schema : media.schema;
+      return [type, { ...media, schema: shared.visit(kept) }];
+    }),
+  );
+  return { ...holder, content };
+}
+
+interface Operation extends Json {
+  parameters?: Json[];
+  requestBody?: Json;
+  responses?: Record<string, Json>;
+}
+
+/** Components shared by status or name, where every use is the same. */
+class SharedParts {
+  private readonly uses = new Map<string, number>();
+
+  count(value: Json): void {
+    const key = canonical(value);
+    this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
+  }
+
+  repeated(value: Json): boolean {
+    return (this.uses.get(canonical(value)) ?? 0) > 1;
+  }
+}
+
+/** A component's name, or undefined when the name is already another's. */
+function claim(components: Record<string, Json>, name: string, value: Json): string | undefined {
+  const existing = components[name];
+  if (existing && canonical(existing) !== canonical(value)) return undefined;
+  components[name] = value;
+  return name;
+}
+
+function compactResponse(status: string, response: Json, responses: Record<string, Json>, repeats: SharedParts): Json {
+  const error = ERROR_STATUSES[Number(status)];
+  if (error && canonical(response.content) === ERROR_CONTENT) {
+    const name = claim(responses, error.name, { description: error.text, content: response.content });
+    if (name) return { $ref: `#/components/responses/${name}`, description: response.description };
+  }
+  const other = OTHER_STATUSES[Number(status)];
+  if (other && repeats.repeated(response)) {
+    const name = claim(responses, other, response);
+    if (name) return { $ref: `#/components/responses/${name}` };
+  }
+  return response;
+}
+
+function compactParameter(parameter: Json, parameters: Record<string, Json>, repeats: SharedParts): Json {
+  if (!repeats.repeated(parameter) || typeof parameter.name !== 'string') return parameter;
+  const name = claim(parameters, pascal(parameter.name), parameter);
+  return name ? { $ref: `#/components/parameters/${name}` } : parameter;
+}
+
+export interface CompactableDocument {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: Json & { schemas?: Record<string, Json>; responses?: Record<string, Json>; parameters?: Record<string, Json> };
+}
+
+/** The document with what repeats moved to components (see the top of this file). */
+export function compactDocument<D extends CompactableDocument>(document: D): D {
+  const shared = new SharedSchemas();
+  const repeats = new SharedParts();
+  const rewritten = Object.entries(document.paths ?? {}).map(([path, operations]) => {
+    const visited = Object.entries(operations).map(([method, operation]) => {
+      const parameters = operation.parameters?.map((parameter) => (isObject(parameter.schema) ? { ...parameter, schema: shared.visit(parameter.schema) } : parameter));
+      const requestBody = operation.requestBody && visitContent(operation.requestBody, shared);
+      const responses = operation.responses && Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, visitContent(response, shared)]));
+      for (const part of [...(parameters ?? []), ...Object.values(responses ?? {})]) repeats.count(part);
+      return [method, { ...operation, ...(parameters && { parameters }), ...(requestBody && { requestBody }), ...(responses && { responses }) }] as const;
+    });
+    return [path, visited] as const;
+  });
+  const responses: Record<string, Json> = { ...document.components?.responses };
+  const parameters: Record<string, Json> = { ...document.components?.parameters };
+  const paths = Object.fromEntries(
+    rewritten.map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        operations.map(([method, operation]) => [
+          method,
+          {
+            ...operation,
+            ...(operation.parameters && { parameters: operation.parameters.map((parameter) => compactParameter(parameter, parameters, repeats)) }),
+            ...(operation.responses && {
+              responses: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, compactResponse(status, response, responses, repeats)])),
+            }),
+          },
+        ]),
+      ),
+    ]),
+  );
+  const components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...shared.components },
+    ...(Object.keys(responses).length > 0 && { responses }),
+    ...(Object.keys(parameters).length > 0 && { parameters }),
+  };
+  return { ...document, paths, components };
+}
