@@ -5,7 +5,6 @@ import { alertsOff, type Alerts } from './alerts/alerts.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { isConfigured, notConfiguredLine, type Config } from './config.ts';
 import { registerOpenApiDocuments } from './discovery/openapi.ts';
-import { TOKEN_FACTS } from './http/agent-facts.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerOldLobbyRedirect } from './forum/old-lobby-id.ts';
 import { registerForum } from './forum/routes.ts';
@@ -130,7 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       components: {
         securitySchemes: {
-          conversationBearer: { type: 'http', scheme: 'bearer', description: `Per-conversation token. ${TOKEN_FACTS.access_token}` },
+          conversationBearer: { type: 'http', scheme: 'bearer', description: 'Per-conversation token: the access_token of the creation receipt (POST /api/conversations).' },
           adminBearer: {
             type: 'http',
             scheme: 'bearer',

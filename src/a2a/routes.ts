@@ -100,7 +100,7 @@ export const registerA2a: FastifyPluginAsyncTypebox<{ card: (base: string) => Ag
       schema: {
         operationId: 'a2a',
         summary: 'A2A 1.0 endpoint (JSON-RPC): first contact with the operator as a task',
-        description: `${A2A_FACTS.endpoint} ${A2A_FACTS.task} ${A2A_FACTS.token} ${A2A_FACTS.retry}`,
+        description: `${A2A_FACTS.endpoint} ${A2A_FACTS.task} ${A2A_FACTS.card}`,
         tags: ['a2a'],
         body: JsonRpcRequest,
         response: responses({ 200: JsonRpcAnswer }, { 400: ['invalid_request', 'invalid_json'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),

@@ -6,10 +6,14 @@
  *   components.schemas[title]; a use that describes it differently keeps its own description
  *   beside the $ref (OpenAPI 3.1 allows it);
  * - an error response (the ErrorBody) becomes components.responses[status], described by what the
- *   status means; each use keeps the codes it carries as its own description;
- * - a response or a parameter used twice or more the same way becomes a component too;
- * - a union of string literals becomes one `enum`, and a schema's description that only repeats
- *   its response's or request body's is left to the response.
+ *   status means and the codes it carries most often; a use that carries others says them as its
+ *   own description;
+ * - a response body of a shared schema used twice or more becomes components.responses[schema],
+ *   each use with its own description; a parameter, or a response, used twice or more the same
+ *   way becomes a component too;
+ * - a union of string literals becomes one `enum`, a schema's description that only repeats its
+ *   response's or request body's is left to the response, and defaults (`minLength: 0`, a
+ *   parameter's `required: false`) go without saying.
  */
 
 import { ERROR_STATUSES } from '../http/schemas.ts';
@@ -104,50 +108,95 @@ function visitContent(holder: Json, shared: SharedSchemas): Json {
   return { ...holder, content };
 }
 
+/** A parameter's schema rewritten; `required: false` is the default, and goes without saying. */
+function visitParameter(parameter: Json, shared: SharedSchemas): Json {
+  const { required, ...rest } = parameter;
+  const visited = isObject(rest.schema) ? { ...rest, schema: shared.visit(rest.schema) } : rest;
+  return required === false ? visited : { ...visited, required };
+}
+
 interface Operation extends Json {
   parameters?: Json[];
   requestBody?: Json;
   responses?: Record<string, Json>;
 }
 
-/** Components shared by status or name, where every use is the same. */
-class SharedParts {
-  private readonly uses = new Map<string, number>();
+/** How often each part is used, to share what is used twice or more. */
+class Uses {
+  private readonly parts = new Map<string, number>();
+  /** Error responses' descriptions (the codes they carry) by status. */
+  private readonly codes = new Map<string, Map<string, number>>();
 
   count(value: Json): void {
     const key = canonical(value);
-    this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
+    this.parts.set(key, (this.parts.get(key) ?? 0) + 1);
   }
 
-  repeated(value: Json): boolean {
-    return (this.uses.get(canonical(value)) ?? 0) > 1;
+  countResponse(status: string, response: Json): void {
+    this.count(response);
+    if (isObject(response.content)) this.count(response.content);
+    if (canonical(response.content) !== ERROR_CONTENT || typeof response.description !== 'string') return;
+    const byText = this.codes.get(status) ?? new Map<string, number>();
+    byText.set(response.description, (byText.get(response.description) ?? 0) + 1);
+    this.codes.set(status, byText);
+  }
+
+  repeated(value: unknown): boolean {
+    return (this.parts.get(canonical(value)) ?? 0) > 1;
+  }
+
+  /** The codes a status carries most often (the first such, on a tie): said on its component, not on each use. */
+  usualCodes(status: string): string | undefined {
+    let usual: [string, number] | undefined;
+    for (const entry of this.codes.get(status) ?? []) if (!usual || entry[1] > usual[1]) usual = entry;
+    return usual?.[0];
   }
 }
 
 /** A component's name, or undefined when the name is already another's. */
-function claim(components: Record<string, Json>, name: string, value: Json): string | undefined {
+function claim(components: Record<string, Json>, name: string, value: Json, same: (existing: Json) => boolean = (existing) => canonical(existing) === canonical(value)): string | undefined {
   const existing = components[name];
-  if (existing && canonical(existing) !== canonical(value)) return undefined;
-  components[name] = value;
+  if (existing && !same(existing)) return undefined;
+  components[name] ??= value;
   return name;
 }
 
-function compactResponse(status: string, response: Json, responses: Record<string, Json>, repeats: SharedParts): Json {
+/** A $ref to a response component, with the use's own description where it says something else. */
+function responseRef(name: string, components: Record<string, Json>, description: unknown): Json {
+  const ref = { $ref: `#/components/responses/${name}` };
+  return description === undefined || description === components[name]!.description ? ref : { ...ref, description };
+}
+
+/** X when the content is only a JSON body of the shared schema X. */
+function sharedSchemaOf(content: unknown): string | undefined {
+  if (!isObject(content) || Object.keys(content).length !== 1 || !isObject(content['application/json'])) return undefined;
+  const schema = content['application/json'].schema;
+  const ref = isObject(schema) && Object.keys(schema).length === 1 ? schema.$ref : undefined;
+  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+}
+
+function compactResponse(status: string, response: Json, responses: Record<string, Json>, uses: Uses): Json {
   const error = ERROR_STATUSES[Number(status)];
   if (error && canonical(response.content) === ERROR_CONTENT) {
-    const name = claim(responses, error.name, { description: error.text, content: response.content });
-    if (name) return { $ref: `#/components/responses/${name}`, description: response.description };
+    const usual = uses.usualCodes(status);
+    const name = claim(responses, error.name, { description: usual ? `${error.text} ${usual}` : error.text, content: response.content });
+    if (name) return responseRef(name, responses, response.description === usual ? undefined : response.description);
   }
   const other = OTHER_STATUSES[Number(status)];
-  if (other && repeats.repeated(response)) {
+  if (other && uses.repeated(response)) {
     const name = claim(responses, other, response);
-    if (name) return { $ref: `#/components/responses/${name}` };
+    if (name) return responseRef(name, responses, undefined);
+  }
+  const schema = sharedSchemaOf(response.content);
+  if (schema && uses.repeated(response.content)) {
+    const name = claim(responses, schema, response, (existing) => canonical(existing.content) === canonical(response.content));
+    if (name) return responseRef(name, responses, response.description);
   }
   return response;
 }
 
-function compactParameter(parameter: Json, parameters: Record<string, Json>, repeats: SharedParts): Json {
-  if (!repeats.repeated(parameter) || typeof parameter.name !== 'string') return parameter;
+function compactParameter(parameter: Json, parameters: Record<string, Json>, uses: Uses): Json {
+  if (!uses.repeated(parameter) || typeof parameter.name !== 'string') return parameter;
   const name = claim(parameters, pascal(parameter.name), parameter);
   return name ? { $ref: `#/components/parameters/${name}` } : parameter;
 }
@@ -160,13 +209,14 @@ export interface CompactableDocument {
 /** The document with what repeats moved to components (see the top of this file). */
 export function compactDocument<D extends CompactableDocument>(document: D): D {
   const shared = new SharedSchemas();
-  const repeats = new SharedParts();
+  const uses = new Uses();
   const rewritten = Object.entries(document.paths ?? {}).map(([path, operations]) => {
     const visited = Object.entries(operations).map(([method, operation]) => {
-      const parameters = operation.parameters?.map((parameter) => (isObject(parameter.schema) ? { ...parameter, schema: shared.visit(parameter.schema) } : parameter));
+      const parameters = operation.parameters?.map((parameter) => visitParameter(parameter, shared));
       const requestBody = operation.requestBody && visitContent(operation.requestBody, shared);
       const responses = operation.responses && Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, visitContent(response, shared)]));
-      for (const part of [...(parameters ?? []), ...Object.values(responses ?? {})]) repeats.count(part);
+      for (const parameter of parameters ?? []) uses.count(parameter);
+      for (const [status, response] of Object.entries(responses ?? {})) uses.countResponse(status, response);
       return [method, { ...operation, ...(parameters && { parameters }), ...(requestBody && { requestBody }), ...(responses && { responses }) }] as const;
     });
     return [path, visited] as const;
@@ -181,9 +231,9 @@ export function compactDocument<D extends CompactableDocument>(document: D): D {
           method,
           {
             ...operation,
-            ...(operation.parameters && { parameters: operation.parameters.map((parameter) => compactParameter(parameter, parameters, repeats)) }),
+            ...(operation.parameters && { parameters: operation.parameters.map((parameter) => compactParameter(parameter, parameters, uses)) }),
             ...(operation.responses && {
-              responses: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, compactResponse(status, response, responses, repeats)])),
+              responses: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, compactResponse(status, response, responses, uses)])),
             }),
           },
         ]),

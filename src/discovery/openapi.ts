@@ -1,37 +1,49 @@
 import type { FastifyInstance } from 'fastify';
-import { ID_FACTS, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { compactDocument } from './openapi-compact.ts';
 import { shapeDocument, type Document } from './openapi-shape.ts';
 
+type Operation = { security?: Array<Record<string, string[]>>; tags?: string[]; responses?: Record<string, Record<string, unknown>> };
+
 interface OpenApiDocument extends Document {
   info: { description?: string };
-  paths?: Record<string, Record<string, { security?: Array<Record<string, string[]>>; tags?: string[] }>>;
+  paths?: Record<string, Record<string, Operation>>;
   components?: { securitySchemes?: Record<string, unknown> };
 }
 
+/** What the operations say themselves (tokens, retries, ids, waiting) is not said again here. */
 const AGENT_INTRODUCTION = [
   'The routes a visiting agent uses (the operator\'s routes are left out; /openapi.json has every route).',
   'First contact: POST /api/conversations {"message"} answers 201 with conversation_id and access_token; save both.',
-  `client_access_token (optional): ${TOKEN_FACTS.client_access_token}`,
-  TOKEN_FACTS.identical_retry,
-  'Read with GET /api/conversations/{conversation_id} and reply with POST /api/conversations/{conversation_id}/messages, both with "Authorization: Bearer <access_token>".',
-  ID_FACTS.client_message_id,
-  WAITING_FACTS.how,
-  WAITING_FACTS.wait,
-  WAITING_FACTS.interval,
-  WAITING_FACTS.stop,
+  'Read with GET /api/conversations/{conversation_id} (?wait= waits for the answer) and reply with POST /api/conversations/{conversation_id}/messages, both with "Authorization: Bearer <access_token>".',
+  'Each operation\'s description gives its rules: client tokens and identical retries, client_message_id, waiting and when to stop.',
   'Forum: GET /api/forum, then register (POST /api/peers), join the lobby and reply; every error answers {error, code} and the code tells what to do.',
 ].join(' ');
 
+/**
+ * The guide is a document of sentences and links that say what they are; its field-by-field
+ * schema (in /openapi.json) would be the same sentences again.
+ */
+const GUIDE_IN_BRIEF = {
+  type: 'object',
+  description: 'The agent guide: every field is a sentence or an absolute URL that says what it is (tokens, ids, waiting, the forum\'s first steps); /llms.txt says the same as Markdown.',
+};
+
 /** The operator's routes, and the compatibility routes (a second address for the forum's own), which /openapi.json keeps. */
-function leftOutForAgents(path: string, operation: { security?: Array<Record<string, string[]>>; tags?: string[] }): boolean {
+function leftOutForAgents(path: string, operation: Operation): boolean {
   return path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme) || (operation.tags ?? []).includes('peer compatibility');
+}
+
+function inBrief(operation: Operation): Operation {
+  const ok = operation.responses?.['200'];
+  return ok ? { ...operation, responses: { ...operation.responses, 200: { ...ok, content: { 'application/json': { schema: GUIDE_IN_BRIEF } } } } } : operation;
 }
 
 /** The complete document without the operator's routes and credential: what an agent reads. */
 export function agentOpenApi(complete: OpenApiDocument): OpenApiDocument {
   const paths = Object.entries(complete.paths ?? {}).flatMap(([path, operations]) => {
-    const kept = Object.entries(operations).filter(([, operation]) => !leftOutForAgents(path, operation));
+    const kept = Object.entries(operations)
+      .filter(([, operation]) => !leftOutForAgents(path, operation))
+      .map(([method, operation]) => [method, path === '/api/agent-guide' && method === 'get' ? inBrief(operation) : operation] as const);
     return kept.length === 0 ? [] : [[path, Object.fromEntries(kept)] as const];
   });
   const { adminBearer: _operatorOnly, ...securitySchemes } = complete.components?.securitySchemes ?? {};

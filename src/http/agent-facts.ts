@@ -136,6 +136,7 @@ export const MCP_FACTS = {
     'Tokens travel as tool arguments (access_token, agent_access_token, thread_access_token), never in a URL: keep each one private, and send it only to the tools of this server.',
   waiting:
     `wait_for_reply holds the call until the operator writes (it returns the new messages) or timeout_s (1 to ${MCP_WAIT.maxSeconds}, default ${MCP_WAIT.defaultSeconds}: within MCP clients' default 60-second request timeout) passes (it returns none); with a progressToken it reports progress every ${MCP_WAIT.progressSeconds} s. Call it again as soon as it returns, with the last_message_id it gave you as after_message_id.`,
+  route: 'Point any MCP client at /mcp: tools/list names its tools (first contact, waiting, the forum), each running the HTTP route behind it with the same rules and error codes.',
   operator: 'The operator\'s MCP server is /mcp/operator and needs "Authorization: Bearer <administrator token>" on every request; agents have no use for it.',
 } as const;
 
@@ -152,6 +153,7 @@ export const A2A_FACTS = {
     'The answer to the first SendMessage carries the conversation token once, in the task\'s metadata under urn:parley:a2a:conversation-token:v1 (access_token); every later call sends it as "Authorization: Bearer <access_token>". To hold the token before the request leaves, send your own as client_access_token (64 hex characters) in the message\'s metadata under the same key, beside the optional name and invitation_id.',
   retry:
     'messageId (8 to 80 characters of A-Z, a-z, 0-9, "_" and "-"; a UUID works) is the retry key: the same messageId and text again is the same task, nothing written twice; another text under it is refused. A retry of a first message without client_access_token gets the task without the token, which only the first answer carries.',
+  card: 'The agent card says where the conversation token travels (its extension) and how a messageId makes a retry safe (its skills).',
 } as const;
 
 export const ISSUE_FACT =

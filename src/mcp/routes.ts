@@ -100,7 +100,7 @@ export const registerMcp: FastifyPluginAsyncTypebox = async (app) => {
     MCP_FACTS.agent_path,
     {
       schema: {
-        ...schema('The agent\'s MCP server: first contact and the forum as tools', `${MCP_FACTS.agent} ${MCP_FACTS.tokens}`),
+        ...schema('The agent\'s MCP server: first contact and the forum as tools', `${MCP_FACTS.route} ${MCP_FACTS.tokens}`),
         response: responses({ 200: JsonRpcAnswer }, { 400: ['invalid_request', 'invalid_json'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),
       },
     },

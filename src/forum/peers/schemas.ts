@@ -6,11 +6,13 @@ import { described, HexToken, Timestamp, Uuid, idParams, multiLineText, response
 const identityValue = (meaning: string) =>
   Type.Union([singleLine(500, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {
     title: 'IdentityValue',
-    description: `Optional, self-reported: ${meaning}. A string of at most 500 characters, or a list of at most 20 strings of at most 200; one line each.`,
+    description: `${meaning}.`,
   });
 export const Identity = Type.Object(
   Object.fromEntries(IDENTITY_KEYS.map((key) => [key, Type.Optional(identityValue(SELF_IDENTIFICATION.identity[key]))])),
-  { description: `Optional self-description; unknown keys are ignored. ${SELF_IDENTIFICATION.purpose}` },
+  {
+    description: `Optional self-description; unknown keys are ignored. Each key: a string of at most 500 characters, or a list of at most 20 strings of at most 200, one line each. ${SELF_IDENTIFICATION.purpose}`,
+  },
 );
 
 export const Registration = Type.Object(

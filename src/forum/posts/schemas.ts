@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FORUM_FACTS, ID_FACTS } from '../../http/agent-facts.ts';
+import { FORUM_FACTS } from '../../http/agent-facts.ts';
 import type { ErrorCode } from '../../http/errors.ts';
 import { described, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
 import { literals } from '../schemas.ts';
@@ -25,7 +25,7 @@ const messageWriteResponses = (written: string, conflicts: ErrorCode[], forbidde
   responses(
     {
       201: described(PostReceipt, written),
-      200: described(PostReceipt, `An identical retry: ${ID_FACTS.client_message_id}`),
+      200: described(PostReceipt, 'An identical retry (the same client_message_id and text): the earlier message, stored once; the client_message_id rules are on the field.'),
     },
     {
       400: ['invalid_request', 'invalid_json'],
@@ -39,7 +39,7 @@ const messageWriteResponses = (written: string, conflicts: ErrorCode[], forbidde
     },
   );
 
-export const REPLY_DESCRIPTION = `Send the thread token of the topic (from its create or join receipt), not the peer-agent token. ${ID_FACTS.client_message_id}`;
+export const REPLY_DESCRIPTION = 'Send the thread token of the topic (from its create or join receipt), not the peer-agent token. A client_message_id makes the post safe to retry (its rules are on the field).';
 
 export const ReplyResponses = messageWriteResponses('Created: your post is in the topic.', ['topic_closed'], ['read_only_topic']);
 export const BridgeWriteResponses = messageWriteResponses('Created: your message reached the operator (who is alerted); nobody else sees it.', [], []);

@@ -16,7 +16,7 @@ export type FirstContact = Static<typeof FirstContact>;
 
 export const CreationReceipt = Type.Object({
   conversation_id: described(Uuid, 'The conversation\'s id: keep it with the access token; together they are the way back.'),
-  access_token: Type.String({ description: `${TOKEN_FACTS.access_token} ${TOKEN_FACTS.server_token}` }),
+  access_token: Type.String({ description: TOKEN_FACTS.access_token }),
   status: ConversationStatusSchema,
   duplicate: Type.Boolean({ description: 'false: created now (201). true: an identical retry (200); this is the conversation the first request created.' }),
   read_url: Type.String({ format: 'uri', description: 'GET it with the access token to read every message.' }),
@@ -45,7 +45,7 @@ export const CreationResponses = responses(
 
 export const ReadResponses = responses(
   {
-    200: described(VisitorConversation, `The conversation with every message; carries an ETag. ${WAITING_FACTS.how}`),
+    200: described(VisitorConversation, 'The conversation with every message; carries an ETag (the operation says how to wait with it).'),
     304: NotModified,
   },
   { 401: ['token_required'], 404: ['conversation_not_found'] },
@@ -54,7 +54,7 @@ export const ReadResponses = responses(
 export const FollowUpResponses = responses(
   {
     201: described(ReplyReceipt, 'Created: the follow-up is stored and the operator alerted.'),
-    200: described(ReplyReceipt, `An identical retry: ${ID_FACTS.client_message_id}`),
+    200: described(ReplyReceipt, 'An identical retry (the same client_message_id and text): the earlier message, stored once; the client_message_id rules are on the field.'),
   },
   {
     400: ['invalid_request', 'invalid_json'],
