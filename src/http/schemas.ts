@@ -104,6 +104,9 @@ export function isHexToken(value: string): boolean {
 
 export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters (either case) from 32 random bytes, generated and kept privately by you' });
 
+/** The patterns that only refuse characters (control characters, NUL): a rule the validation error names, not a shape to follow. */
+export const CHARACTER_PATTERNS: readonly string[] = [SINGLE_LINE_PATTERN, '^[^\\u0000]*$', '^[^\\p{Cc}]*$'];
+
 /** What each pattern asks for, in words: a validation error names the rule a value broke. */
 export const PATTERN_RULES: Record<string, string> = {
   [SINGLE_LINE_PATTERN]: 'one line: no control characters, line or paragraph separators, bidirectional controls or non-characters',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { REGISTRATION_MODES, SEEN_MARKER, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { SEEN_MARKER } from '../http/agent-facts.ts';
 import { MessageBody } from '../http/schemas.ts';
 import { ReplyReceipt } from '../inbox/schemas.ts';
 import { CreationReceipt, FirstContact, VisitorConversation } from '../inbox/visitor/schemas.ts';
@@ -10,13 +10,10 @@ import {
   AccessToken,
   AgentAccessToken,
   ConversationId,
-  FORUM_RULES,
-  INBOX_RULES,
   MESSAGE_RETRY,
-  REFUSALS,
   ThreadAccessToken,
   TopicId,
-  TOKEN_RETRY,
+  WRITING_RULES,
 } from './arguments.ts';
 import { segment } from './route-call.ts';
 import { bodyOf, pick, routeTool, toolInput, type Tool } from './tool.ts';
@@ -30,14 +27,10 @@ const startConversation = routeTool({
   title: 'Start a private conversation with the operator',
   description: [
     'Starts a NEW private conversation with the human operator of this service (POST /api/conversations); only you and the operator see it.',
-    INBOX_RULES,
-    'The result holds conversation_id and access_token: keep both privately; they are the only way back to the conversation. To return later, use read_conversation, send_message and wait_for_reply with them; never start another conversation to check for a reply.',
-    TOKEN_FACTS.server_token,
-    TOKEN_RETRY,
-    TOKEN_FACTS.client_token_conflict,
-    REFUSALS,
+    WRITING_RULES,
+    'The result holds conversation_id and access_token: keep both privately; they are the only way back to the conversation (a token the server made is shown once and cannot be recovered; a client_access_token you send makes the call safe to retry). To return later, use read_conversation, send_message and wait_for_reply with them; never start another conversation to check for a reply.',
   ].join(' '),
-  input: toolInput({}, FirstContact, FirstContact.description),
+  input: toolInput({}, FirstContact),
   output: CreationReceipt,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   route: (args) => ({ method: 'POST', path: '/api/conversations', body: args }),
@@ -50,8 +43,6 @@ const readConversation = routeTool({
     'Returns the conversation and every message, oldest first (GET /api/conversations/{conversation_id}); role "admin" is the operator. Reading marks the operator\'s messages seen.',
     SEEN_MARKER,
     'To wait for an answer, use wait_for_reply rather than reading in a loop.',
-    WAITING_FACTS.stop,
-    REFUSALS,
   ].join(' '),
   input: toolInput({ conversation_id: ConversationId, access_token: AccessToken }),
   output: VisitorConversation,
@@ -64,9 +55,8 @@ const sendMessage = routeTool({
   title: 'Write to the operator in your conversation',
   description: [
     'Writes a follow-up to the operator in an existing conversation (POST /api/conversations/{conversation_id}/messages).',
-    INBOX_RULES,
+    WRITING_RULES,
     MESSAGE_RETRY,
-    REFUSALS,
   ].join(' '),
   input: toolInput({ conversation_id: ConversationId, access_token: AccessToken }, MessageBody),
   output: ReplyReceipt,
@@ -77,10 +67,7 @@ const sendMessage = routeTool({
 const forumOverview = routeTool({
   name: 'forum_overview',
   title: 'The forum overview',
-  description: [
-    'The forum of this service (GET /api/forum): its categories, recent topics, the lobby, the registration mode and how to take part. Reading needs no registration.',
-    FORUM_RULES,
-  ].join(' '),
+  description: 'The forum of this service (GET /api/forum): its categories, recent topics, the lobby, the registration mode and how to take part. Reading needs no registration.',
   input: toolInput({}),
   output: Overview,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -90,7 +77,7 @@ const forumOverview = routeTool({
 const listTopics = routeTool({
   name: 'list_topics',
   title: 'List forum topics',
-  description: ['Lists the listed topics, most recently active first (GET /api/forum/topics); pass next_cursor as cursor for the next page.', FORUM_RULES, REFUSALS].join(' '),
+  description: 'Lists the listed topics, most recently active first (GET /api/forum/topics); pass next_cursor as cursor for the next page.',
   input: toolInput({}, TopicListQuery),
   output: TopicList,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -100,11 +87,7 @@ const listTopics = routeTool({
 const readTopic = routeTool({
   name: 'read_topic',
   title: 'Read a forum topic',
-  description: [
-    'Reads a topic and one page of its posts, newest page first, each page oldest first (GET /api/forum/topics/{topic_id}); pass next_before as before for the next older page. An unlisted topic needs your thread_access_token for it.',
-    FORUM_RULES,
-    REFUSALS,
-  ].join(' '),
+  description: 'Reads a topic and one page of its posts, newest page first, each page oldest first (GET /api/forum/topics/{topic_id}); pass next_before as before for the next older page. An unlisted topic needs your thread_access_token for it.',
   input: toolInput({ topic_id: TopicId, before: PageQuery.properties.before, thread_access_token: Type.Optional(ThreadAccessToken) }),
   output: TopicPage,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -116,14 +99,12 @@ const registerAgent = routeTool({
   title: 'Register as a peer agent of the forum',
   description: [
     'Registers you as a peer agent of the forum (POST /api/peers) and returns your peer-agent token (access_token) once.',
-    TOKEN_FACTS.peer_token,
-    'The forum uses three tokens: this peer-agent token says who you are and lets you create or join topics; each create_topic or join_topic returns a thread token for that one topic, which is what you post with. So saying hello takes three calls: register_agent, join_topic on lobby_topic_id, post_reply.',
-    `${REGISTRATION_MODES.open} ${REGISTRATION_MODES.invite} ${REGISTRATION_MODES.closed} forum_overview says which.`,
-    FORUM_RULES,
-    TOKEN_RETRY,
-    REFUSALS,
+    'Keep it private: it is who you are in the forum.',
+    'join_topic (the lobby: lobby_topic_id) then returns a thread token for that one topic, which post_reply uses.',
+    WRITING_RULES,
+    'forum_overview says whether registration is open, by invitation (send invitation_code) or closed.',
   ].join(' '),
-  input: toolInput({}, Registration, Registration.description),
+  input: toolInput({}, Registration),
   output: RegistrationReceipt,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   route: (args) => ({ method: 'POST', path: '/api/peers', body: args }),
@@ -134,9 +115,7 @@ const createTopic = routeTool({
   title: 'Create a forum topic',
   description: [
     'Creates a topic with its first post (POST /api/forum/topics) with your peer-agent token; the result holds the topic\'s thread_access_token, which you post with.',
-    FORUM_RULES,
-    TOKEN_RETRY,
-    REFUSALS,
+    WRITING_RULES,
   ].join(' '),
   input: toolInput({ agent_access_token: AgentAccessToken }, NewTopic),
   output: ThreadReceipt,
@@ -149,9 +128,7 @@ const joinTopic = routeTool({
   title: 'Join a forum topic',
   description: [
     'Joins a topic (POST /api/forum/topics/{topic_id}/join) with your peer-agent token and returns its thread_access_token, which you post with. The lobby\'s id is lobby_topic_id in forum_overview.',
-    FORUM_RULES,
     'For a retry-safe join, send client_thread_access_token (64 hex characters you generated): the identical call again returns the same token.',
-    REFUSALS,
   ].join(' '),
   input: toolInput({
     agent_access_token: AgentAccessToken,
@@ -168,9 +145,7 @@ const postReply = routeTool({
   title: 'Post in a forum topic',
   description: [
     'Posts a reply in a topic you are a member of (POST /api/forum/topics/{topic_id}/replies) with that topic\'s thread token, not the peer-agent token. Every reader of the topic sees it.',
-    FORUM_RULES,
-    MESSAGE_RETRY,
-    REFUSALS,
+    WRITING_RULES,
   ].join(' '),
   input: toolInput({ thread_access_token: ThreadAccessToken, topic_id: TopicId }, MessageBody),
   output: PostReceipt,
@@ -181,7 +156,7 @@ const postReply = routeTool({
 const leaveTopic = routeTool({
   name: 'leave_topic',
   title: 'Leave a forum topic',
-  description: ['Leaves a topic (POST /api/forum/topics/{topic_id}/leave): its thread token stops working; you may join again later. Leaving twice is harmless.', REFUSALS].join(' '),
+  description: 'Leaves a topic (POST /api/forum/topics/{topic_id}/leave): its thread token stops working; you may join again later. Leaving twice is harmless.',
   input: toolInput({ thread_access_token: ThreadAccessToken, topic_id: TopicId }),
   output: LeaveReceipt,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -193,9 +168,7 @@ const writeToOperator = routeTool({
   title: 'Write privately to the operator about a topic',
   description: [
     'Writes privately to the human operator about a topic you are a member of, through its owner bridge (POST /api/forum/topics/{topic_id}/owner), with that topic\'s thread token; nobody else sees it, and the operator is alerted.',
-    INBOX_RULES,
-    MESSAGE_RETRY,
-    REFUSALS,
+    WRITING_RULES,
   ].join(' '),
   input: toolInput({ thread_access_token: ThreadAccessToken, topic_id: TopicId }, MessageBody),
   output: PostReceipt,

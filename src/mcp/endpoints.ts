@@ -1,4 +1,4 @@
-import { MCP_FACTS, RESTRICTIONS, WAITING_FACTS } from '../http/agent-facts.ts';
+import { FORUM_FACTS, ID_FACTS, MCP_FACTS, RESTRICTIONS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { AGENT_TOOLS } from './agent-tools.ts';
 import { REFUSALS } from './arguments.ts';
 import { OPERATOR_TOOLS } from './operator-tools.ts';
@@ -14,7 +14,9 @@ export const AGENT_ENDPOINT = prepare({
     MCP_FACTS.tokens,
     MCP_FACTS.waiting,
     WAITING_FACTS.stop,
+    ID_FACTS.client_message_id,
     'The forum: forum_overview, then register_agent, join_topic on the lobby and post_reply to introduce yourself.',
+    FORUM_FACTS.untrusted,
     REFUSALS,
   ].join(' '),
   tools: AGENT_TOOLS,

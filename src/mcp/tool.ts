@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { CallToolResult, Tool as ListedTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CHARACTER_PATTERNS, UUID_PATTERN } from '../http/schemas.ts';
+import { TOOL_WORDING } from './arguments.ts';
 import { answerAsResult, callRoute, type RouteCall } from './route-call.ts';
 
 /** What a tool call knows of the MCP request it arrived in. */
@@ -37,7 +39,9 @@ export function routeTool(spec: Omit<Tool, 'run'> & { route(args: ToolArguments,
 
 /** An input schema: the tool's own arguments beside the route body's fields, whose schema (and validation) stays the route's. */
 export function toolInput(own: TProperties, body?: TObject, description?: string): TObject {
-  return Type.Object({ ...own, ...body?.properties }, description ? { description } : {});
+  const properties: TProperties = { ...own, ...body?.properties };
+  for (const [name, worded] of Object.entries(TOOL_WORDING)) if (name in properties) properties[name] = worded;
+  return Type.Object(properties, description ? { description } : {});
 }
 
 /** The arguments left for the body once the path ids and the token are taken out. */
@@ -66,8 +70,52 @@ function without(schema: unknown, keywords: readonly string[]): unknown {
 
 /** A title names a shared schema in the OpenAPI documents (src/discovery/openapi-compact.ts); a tool's schema is whole, and needs none. */
 const INPUT_LEFT_OUT = ['title'];
-/** What a result's fields mean is said by the tool and the OpenAPI document, not again in every tools/list. */
-const OUTPUT_LEFT_OUT = ['title', 'description'];
+
+/**
+ * An input field as tools/list shows it: a UUID as `format: uuid`, without the patterns that only
+ * refuse characters or a `minLength: 0`; the route behind the tool validates every field, and its
+ * error names the rule.
+ */
+function listedField(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(listedField);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const { pattern, minLength, ...rest } = schema as Record<string, unknown>;
+  const limited = minLength === undefined || minLength === 0 ? rest : { ...rest, minLength };
+  const kept = pattern === UUID_PATTERN ? { ...limited, format: 'uuid' } : CHARACTER_PATTERNS.includes(pattern as string) || pattern === undefined ? limited : { ...limited, pattern };
+  // A string or a list of strings (the self-reported identity): its limits are in its description, and the route's.
+  if (Array.isArray(kept.anyOf) && kept.anyOf.some((member: { type?: unknown }) => member.type === 'array')) {
+    const { anyOf, ...described } = kept;
+    return { ...described, type: (anyOf as Array<{ type: string }>).map((member) => member.type), items: { type: 'string' } };
+  }
+  return Object.fromEntries(
+    Object.entries(kept).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([name, field]) => [name, listedField(field)])) : listedField(value)]),
+  );
+}
+
+/** A JSON Schema type, or the types of a union's members. */
+function typeOf(schema: Record<string, unknown>): unknown {
+  if (schema.type !== undefined) return schema.type;
+  const members = (schema.anyOf ?? schema.oneOf) as Array<Record<string, unknown>> | undefined;
+  const types = [...new Set((members ?? []).map(typeOf).flat())];
+  return types.length === 1 ? types[0] : types;
+}
+
+/**
+ * A result's schema as tools/list shows it: its fields and their types, one level deep. What the
+ * fields mean, and the shape of what they hold, is said by the tool's description and the OpenAPI document.
+ */
+function listedOutput(schema: TObject): ListedTool['outputSchema'] {
+  const properties = Object.fromEntries(Object.entries(schema.properties).map(([name, field]) => [name, { type: typeOf(field as Record<string, unknown>) }]));
+  return { type: 'object', properties };
+}
+
+/** The hints MCP assumes when a tool gives none. */
+const DEFAULT_HINTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+/** A tool's hints, without those that only say the default. */
+function withoutDefaults(annotations: ToolAnnotations): ToolAnnotations {
+  return Object.fromEntries(Object.entries(annotations).filter(([hint, value]) => DEFAULT_HINTS[hint as keyof ToolAnnotations] !== value));
+}
 
 /** The tools as tools/list shows them. */
 export function listed(tools: Tool[]): ListedTool[] {
@@ -75,8 +123,8 @@ export function listed(tools: Tool[]): ListedTool[] {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: without(plain(tool.input), INPUT_LEFT_OUT) as ListedTool['inputSchema'],
-    outputSchema: without(plain(tool.output), OUTPUT_LEFT_OUT) as ListedTool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
+    inputSchema: listedField(without(plain(tool.input), INPUT_LEFT_OUT)) as ListedTool['inputSchema'],
+    outputSchema: listedOutput(tool.output),
+    annotations: withoutDefaults(tool.annotations),
   }));
 }

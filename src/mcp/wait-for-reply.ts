@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
-import { MCP_FACTS, MCP_WAIT, WAITING_FACTS } from '../http/agent-facts.ts';
+import { MCP_FACTS, MCP_WAIT } from '../http/agent-facts.ts';
 import { ApiError } from '../http/errors.ts';
 import { described, Uuid } from '../http/schemas.ts';
 import { ConversationStatusSchema, MessageRecord } from '../inbox/schemas.ts';
 import { conversationKey, type Departure } from '../live/hub.ts';
 import { beginWait, EARLY_ANSWER_RETRY_SECONDS } from '../live/long-poll.ts';
 import type { VisitorConversation } from '../inbox/visitor/schemas.ts';
-import { AccessToken, ConversationId, id, REFUSALS } from './arguments.ts';
+import { AccessToken, ConversationId, id } from './arguments.ts';
 import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess, type RouteAnswer } from './route-call.ts';
 import { toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
@@ -149,8 +149,6 @@ export const waitForReply: Tool = {
   description: [
     MCP_FACTS.waiting,
     'New means after after_message_id, or after your own last message when you give none, so an earlier reply returns at once; the operator\'s messages are marked seen. It returns at once when the conversation is closed or spam: then stop.',
-    WAITING_FACTS.stop,
-    REFUSALS,
   ].join(' '),
   input: toolInput({
     conversation_id: ConversationId,

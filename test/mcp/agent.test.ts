@@ -1,5 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORUM_FACTS, ID_FACTS } from '../../src/http/agent-facts.ts';
+import { REFUSALS } from '../../src/mcp/arguments.ts';
 import { adminHeaders, hexToken, type TestApp } from '../helpers.ts';
 import { call, listening, mcpClient, refused, transcript, until } from './support.ts';
 
@@ -82,6 +84,12 @@ describe('the agent\'s server', () => {
     expect(described.start_conversation).toMatch(/keep both privately/);
     expect(described.start_conversation).toMatch(/client_access_token/);
     expect(described.send_message).toMatch(/same client_message_id/);
+    // What holds for every tool is said once, in the instructions, not again in each description.
+    const instructions = client.getInstructions()!;
+    for (const once of [REFUSALS, FORUM_FACTS.untrusted, ID_FACTS.client_message_id]) {
+      expect(instructions).toContain(once);
+      for (const tool of tools) expect(tool.description, tool.name).not.toContain(once);
+    }
     const start = tools.find((tool) => tool.name === 'start_conversation')!;
     expect(start.inputSchema.required).toEqual(['message']);
     expect(Object.keys(start.inputSchema.properties!)).toEqual(['message', 'name', 'invitation_id', 'client_access_token']);
