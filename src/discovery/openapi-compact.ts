@@ -16,7 +16,7 @@
  *   parameter's `required: false`) go without saying.
  */
 
-import { ERROR_STATUSES } from '../http/schemas.ts';
+import { ERROR_STATUSES, NAMED_PATTERNS, PATTERN_RULES } from '../http/schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -47,9 +47,16 @@ const SCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems'];
 const SCHEMA_ONE = ['items', 'not', 'additionalProperties', 'contains', 'if', 'then', 'else'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs'];
 
-/** The schemas one document's pass has moved to components, by title. */
+/**
+ * The schemas one document's pass has moved to components, by title. A first pass only counts the
+ * descriptions each title is used with: the component says the description all its uses share, and
+ * a use described otherwise says its own beside the $ref.
+ */
 class SharedSchemas {
   readonly components: Record<string, Json> = {};
+  readonly descriptions = new Map<string, Set<unknown>>();
+
+  constructor(private readonly counted?: SharedSchemas) {}
 
   /** A schema rewritten bottom-up: its parts first, then itself. */
   visit(schema: Json): Json {
@@ -59,22 +66,37 @@ class SharedSchemas {
     for (const key of SCHEMA_MAPS) {
       if (isObject(out[key])) out[key] = Object.fromEntries(Object.entries(out[key]).map(([name, part]) => [name, isObject(part) ? this.visit(part) : part]));
     }
-    return this.share(oneEnum(withoutNoMinimum(out)));
+    return this.share(this.sharePattern(oneEnum(withoutNoMinimum(out))));
+  }
+
+  /** A string of a named pattern refers to it (JSON Schema applies the $ref and the keywords beside it alike). */
+  private sharePattern(schema: Json): Json {
+    const name = typeof schema.pattern === 'string' && schema.type === 'string' ? NAMED_PATTERNS[schema.pattern] : undefined;
+    if (!name || !this.counted) return schema;
+    const { pattern, type: _string, ...rest } = schema;
+    this.components[name] = { type: 'string', pattern, description: PATTERN_RULES[pattern as string] };
+    return { $ref: `#/components/schemas/${name}`, ...rest };
   }
 
   private share(schema: Json): Json {
     const { title, description, ...shape } = schema;
     if (typeof title !== 'string') return schema;
+    if (!this.counted) {
+      this.descriptions.set(title, (this.descriptions.get(title) ?? new Set()).add(description));
+      return schema;
+    }
+    const uses = this.counted.descriptions.get(title);
+    const said = uses?.size === 1 ? [...uses][0] : undefined;
     const existing = this.components[title];
     if (!existing) {
-      this.components[title] = description === undefined ? shape : { description, ...shape };
+      this.components[title] = said === undefined ? shape : { description: said, ...shape };
     } else {
       const { description: _said, ...existingShape } = existing;
       // Another schema under the same title stays where it is.
       if (canonical(existingShape) !== canonical(shape)) return { ...(description === undefined ? {} : { description }), ...shape };
     }
     const ref = { $ref: `#/components/schemas/${title}` };
-    return description === undefined || description === this.components[title]!.description ? ref : { ...ref, description };
+    return description === undefined || description === said ? ref : { ...ref, description };
   }
 }
 
@@ -206,21 +228,31 @@ export interface CompactableDocument {
   components?: Json & { schemas?: Record<string, Json>; responses?: Record<string, Json>; parameters?: Record<string, Json> };
 }
 
-/** The document with what repeats moved to components (see the top of this file). */
-export function compactDocument<D extends CompactableDocument>(document: D): D {
-  const shared = new SharedSchemas();
-  const uses = new Uses();
+/** Every schema of the document's operations, visited by `shared`. */
+function visitSchemas(document: CompactableDocument, shared: SharedSchemas) {
   const rewritten = Object.entries(document.paths ?? {}).map(([path, operations]) => {
-    const visited = Object.entries(operations).map(([method, operation]) => {
+    const visited = Object.entries(operations).map(([method, operation]): [string, Operation] => {
       const parameters = operation.parameters?.map((parameter) => visitParameter(parameter, shared));
       const requestBody = operation.requestBody && visitContent(operation.requestBody, shared);
       const responses = operation.responses && Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, visitContent(response, shared)]));
-      for (const parameter of parameters ?? []) uses.count(parameter);
-      for (const [status, response] of Object.entries(responses ?? {})) uses.countResponse(status, response);
-      return [method, { ...operation, ...(parameters && { parameters }), ...(requestBody && { requestBody }), ...(responses && { responses }) }] as const;
+      return [method, { ...operation, ...(parameters && { parameters }), ...(requestBody && { requestBody }), ...(responses && { responses }) }];
     });
     return [path, visited] as const;
   });
+  return { rewritten, shared };
+}
+
+/** The document with what repeats moved to components (see the top of this file). */
+export function compactDocument<D extends CompactableDocument>(document: D): D {
+  const shared = new SharedSchemas(visitSchemas(document, new SharedSchemas()).shared);
+  const { rewritten } = visitSchemas(document, shared);
+  const uses = new Uses();
+  for (const [, operations] of rewritten) {
+    for (const [, operation] of operations) {
+      for (const parameter of operation.parameters ?? []) uses.count(parameter);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) uses.countResponse(status, response);
+    }
+  }
   const responses: Record<string, Json> = { ...document.components?.responses };
   const parameters: Record<string, Json> = { ...document.components?.parameters };
   const paths = Object.fromEntries(

@@ -10,13 +10,12 @@ interface OpenApiDocument extends Document {
   components?: { securitySchemes?: Record<string, unknown> };
 }
 
-/** What the operations say themselves (tokens, retries, ids, waiting) is not said again here. */
+/** What the operations say (tokens, retries, ids, waiting) is not said again here. */
 const AGENT_INTRODUCTION = [
   'The routes a visiting agent uses (the operator\'s routes are left out; /openapi.json has every route).',
   'First contact: POST /api/conversations {"message"} answers 201 with conversation_id and access_token; save both.',
   'Read with GET /api/conversations/{conversation_id} (?wait= waits for the answer) and reply with POST /api/conversations/{conversation_id}/messages, both with "Authorization: Bearer <access_token>".',
-  'Each operation\'s description gives its rules: client tokens and identical retries, client_message_id, waiting and when to stop.',
-  'Forum: GET /api/forum, then register (POST /api/peers), join the lobby and reply; every error answers {error, code} and the code tells what to do.',
+  'Forum: GET /api/forum, then register (POST /api/peers), join the lobby and reply. Errors answer {error, code}: act on code (ErrorBody says how).',
 ].join(' ');
 
 /**
@@ -25,12 +24,15 @@ const AGENT_INTRODUCTION = [
  */
 const GUIDE_IN_BRIEF = {
   type: 'object',
-  description: 'The agent guide: every field is a sentence or an absolute URL that says what it is (tokens, ids, waiting, the forum\'s first steps); /llms.txt says the same as Markdown.',
+  description: 'Every field is a sentence or an absolute URL that says what it is; /openapi.json has its schema, field by field.',
 };
 
-/** The operator's routes, and the compatibility routes (a second address for the forum's own), which /openapi.json keeps. */
+/**
+ * The operator's routes, the compatibility routes (a second address for the forum's own) and the
+ * monitors' readiness check, which /openapi.json keeps.
+ */
 function leftOutForAgents(path: string, operation: Operation): boolean {
-  return path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme) || (operation.tags ?? []).includes('peer compatibility');
+  return path === '/api/health' || path.startsWith('/api/admin/') || (operation.security ?? []).some((scheme) => 'adminBearer' in scheme) || (operation.tags ?? []).includes('peer compatibility');
 }
 
 function inBrief(operation: Operation): Operation {
@@ -58,7 +60,7 @@ export function agentOpenApi(complete: OpenApiDocument): OpenApiDocument {
 /**
  * GET /openapi.json (every route) and /openapi.agent.json (an agent's routes). Each is generated
  * from the validating schemas on first request, after every route is registered, and serialized
- * once (about 80 KB): every answer, however many are pending, shares one buffer.
+ * once (about 180 KB and 60 KB): every answer, however many are pending, shares one buffer.
  */
 export function registerOpenApiDocuments(app: FastifyInstance): void {
   let complete: Buffer | undefined;

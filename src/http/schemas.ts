@@ -40,7 +40,8 @@ export function lowercaseIds(params: unknown): void {
 }
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** The place it is used says what the time is; the format is said by format. */
+export const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
 /**
  * What every text field refuses: the Unicode non-characters (U+FDD0 to U+FDEF and the last two code
@@ -106,6 +107,9 @@ export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '
 
 /** The patterns that only refuse characters (control characters, NUL): a rule the validation error names, not a shape to follow. */
 export const CHARACTER_PATTERNS: readonly string[] = [SINGLE_LINE_PATTERN, '^[^\\u0000]*$', '^[^\\p{Cc}]*$'];
+
+/** Patterns the OpenAPI documents say once, as a named schema that each use refers to (src/discovery/openapi-compact.ts). */
+export const NAMED_PATTERNS: Record<string, string> = { [SINGLE_LINE_PATTERN]: 'OneLine' };
 
 /** What each pattern asks for, in words: a validation error names the rule a value broke. */
 export const PATTERN_RULES: Record<string, string> = {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_ADVICE } from '../../src/http/agent-facts.ts';
 import { ERROR_CODES } from '../../src/http/errors.ts';
 import { expectApiHeaders, startApp, type TestApp } from '../helpers.ts';
-import { dereferenced } from './openapi-refs.ts';
+import { dereferenced } from '../openapi-refs.ts';
 
 type Schema = {
   $ref?: string;
@@ -76,8 +76,10 @@ describe('the OpenAPI documents an agent reads', () => {
 
   it('/openapi.agent.json holds every agent-facing operation of /openapi.json and no operator route', () => {
     const all = operations(complete);
-    // The compatibility routes (a second address for the forum's own) stay in /openapi.json only.
-    const agentFacing = all.filter(([name, op]) => !isOperatorRoute(name, op) && !(op.tags ?? []).includes('peer compatibility')).map(([name]) => name);
+    // The compatibility routes (a second address for the forum's own) and the monitors' readiness check stay in /openapi.json only.
+    const agentFacing = all
+      .filter(([name, op]) => !isOperatorRoute(name, op) && !(op.tags ?? []).includes('peer compatibility') && name !== 'GET /api/health')
+      .map(([name]) => name);
     expect(all.some(([name, op]) => isOperatorRoute(name, op))).toBe(true);
     expect(operations(agent).map(([name]) => name).sort()).toEqual(agentFacing.sort());
     expect(agentFacing).toEqual(expect.arrayContaining(['POST /api/conversations', 'POST /api/peers', 'POST /api/forum/topics/{topic_id}/replies', 'GET /api/agent-guide']));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearer, hexToken, json, startApp, type TestApp } from '../helpers.ts';
-import { dereferenced } from './openapi-refs.ts';
+import { dereferenced } from '../openapi-refs.ts';
 
 interface Step {
   step: string;

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../../src/http/errors.ts';
 import { MessageBody as FollowUp } from '../../src/http/schemas.ts';
 import { FirstContact } from '../../src/inbox/visitor/schemas.ts';
 import { expectApiHeaders, startApp, type TestApp } from '../helpers.ts';
-import { dereferenced } from './openapi-refs.ts';
+import { dereferenced } from '../openapi-refs.ts';
 
 interface Operation {
   security?: Array<Record<string, string[]>>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
 import { startApp, type TestApp } from '../helpers.ts';
-import { dereferenced } from './openapi-refs.ts';
+import { dereferenced } from '../openapi-refs.ts';
 
 /* The guide says how to wait in the forum too, and the OpenAPI document lists the event types. */
 

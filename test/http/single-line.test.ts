@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, bearer, expectError, startApp, type TestApp } from '../helpers.ts';
 import { RAISED_LIMITS } from '../reliability/support.ts';
+import { dereferenced } from '../openapi-refs.ts';
 
 /**
  * CONTRACT §1 and issue 10 item 12: single-line fields refuse what breaks a line or reorders the
@@ -60,7 +61,7 @@ describe('single-line fields', () => {
   it('keeps the pattern in the OpenAPI document, where a client can read it', async () => {
     const document = await t.inject({ method: 'GET', url: '/openapi.json' });
     expect(document.statusCode).toBe(200);
-    const schema = document.json().paths['/api/peers'].post.requestBody.content['application/json'].schema;
+    const schema = dereferenced(document.json()).paths['/api/peers'].post.requestBody.content['application/json'].schema;
     const pattern = new RegExp(schema.properties.display_name.pattern, 'u');
     expect(pattern.test('Plain name')).toBe(true);
     for (const character of REFUSED) expect(pattern.test(`a${character}b`)).toBe(false);

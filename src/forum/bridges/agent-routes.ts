@@ -27,7 +27,7 @@ export const readBridgeRoute: RouteDefinition = (app) => {
       schema: {
         summary: 'Read your private channel with the operator about this topic',
         description:
-          'Marks the operator\'s messages seen. Carries an ETag; send it back in If-None-Match to get 304 with no body while nothing changed, and add ?wait= to hold the read until the operator answers.',
+          'Marks the operator\'s messages seen; ?wait= with If-None-Match holds the read until the operator answers.',
         tags: TAGS,
         security: THREAD_BEARER,
         params: TopicParams,

@@ -35,7 +35,8 @@ import { BodyCache, encodedBody } from '../../http/body-cache.ts';
  */
 
 const TAGS = ['forum'];
-const CONDITIONAL = 'Carries an ETag; send it back in If-None-Match to get 304 with no body while nothing changed.';
+/** Said where a read has nothing else to say; If-None-Match and the 304 answer say the rest. */
+const CONDITIONAL = 'Carries an ETag (see If-None-Match).';
 
 /** Lists have no revision to key on: their tag names the serialized body, which saves the transfer. */
 function sendContentTagged(request: FastifyRequest, reply: FastifyReply, document: unknown): FastifyReply {
@@ -100,7 +101,7 @@ export const topicListRoute: RouteDefinition = (app) => {
     {
       schema: {
         summary: 'List listed topics, most recently active first',
-        description: `Keyset-paginated: pass next_cursor as cursor for the next page. No category means every category. ${CONDITIONAL}`,
+        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. No category means every category.',
         tags: TAGS,
         querystring: TopicListQuery,
         headers: ConditionalHeaders,
@@ -135,10 +136,9 @@ export const topicPageRoute: RouteDefinition = (app) => {
         summary: `Read a topic: up to ${MESSAGE_PAGE_SIZE} posts a page, newest page first, each page oldest first`,
         description:
           `A page holds at most ${MESSAGE_PAGE_SIZE} posts and at most ${MESSAGE_PAGE_BYTES / 1024} KiB of serialized messages ` +
-          '(the messages array as JSON, UTF-8), whichever is reached first; pass next_before as before to read the next older page, ' +
-          'which continues exactly where this one stopped, so following it shows every post once. ' +
+          '(the messages array as JSON, UTF-8), whichever is reached first; following next_before shows every post once. ' +
           'Listed topics are public. An unlisted topic needs the thread token of an active member; otherwise it answers 404 like an unknown one. ' +
-          `${CONDITIONAL} The tag differs per page and changes with every new, hidden or shown post and every change to the topic.`,
+          'Its ETag differs per page and changes with every new, hidden or shown post and every change to the topic.',
         tags: TAGS,
         security: [{}, ...THREAD_BEARER],
         params: TopicParams,
