@@ -117,6 +117,23 @@ describe('the OpenAPI documents an agent reads', () => {
     expect(problems).toEqual([]);
   });
 
+  it('says each shared thing once: error responses, receipts and shared schemas by $ref to components, no title left', async () => {
+    const raw = (await t.inject({ method: 'GET', url: '/openapi.agent.json' })).body;
+    const document = JSON.parse(raw) as { paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>; components: Record<string, Record<string, unknown>> };
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) >= 400) expect(response.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/responses\//);
+        }
+      }
+    }
+    expect(Object.keys(document.components.schemas!)).toEqual(expect.arrayContaining(['ErrorBody', 'CreationReceipt', 'ThreadReceipt', 'PostReceipt', 'MessageBody', 'OneLine']));
+    expect(Object.keys(document.components.responses!)).toEqual(expect.arrayContaining(['BadRequest', 'Conflict', 'TooManyRequests', 'NotModified', 'ThreadReceipt']));
+    expect(raw).not.toMatch(/"title":"(CreationReceipt|ThreadReceipt|IdentityValue)"/);
+    // The receipt's fields are described once, on its component.
+    expect(raw.split('"required":["conversation_id","access_token","status","duplicate"').length - 1).toBe(1);
+  });
+
   it('tells 201 (created) from 200 (an identical retry) wherever an operation answers both', () => {
     let checked = 0;
     for (const [name, op] of operations(agent)) {
