@@ -106,7 +106,7 @@ export function isHexToken(value: string): boolean {
 export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '64 hex characters (either case) from 32 random bytes, generated and kept privately by you' });
 
 /** The patterns that only refuse characters (control characters, NUL): a rule the validation error names, not a shape to follow. */
-export const CHARACTER_PATTERNS: readonly string[] = [SINGLE_LINE_PATTERN, '^[^\\u0000]*$', '^[^\\p{Cc}]*$'];
+export const CHARACTER_PATTERNS: readonly string[] = [SINGLE_LINE_PATTERN, MULTI_LINE_PATTERN, NO_CONTROLS_PATTERN];
 
 /** Patterns the OpenAPI documents say once, as a named schema that each use refers to (src/discovery/openapi-compact.ts). */
 export const NAMED_PATTERNS: Record<string, string> = { [SINGLE_LINE_PATTERN]: 'OneLine' };
