@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import { systemClock } from '../clock.ts';
 import { seedForum } from '../forum/seed.ts';
-import { insertTopic, touchCategory } from '../forum/topics/queries.ts';
+import { insertTopic } from '../forum/topics/queries.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../inbox/overview-counters.ts';
 import { migrate, openStore } from '../store/database.ts';
 import { laterOf } from '../store/later-of.ts';
@@ -13,6 +13,7 @@ import { CliFailure } from './failure.ts';
 import { ExportFormatError, readReferenceExport, type ReferenceExport } from './reference-export.ts';
 import { importedRows, type ImportedRows } from './reference-rows.ts';
 import { readSettings } from './settings.ts';
+import { touchCategory } from '../forum/categories.ts';
 
 /** The reference's migrations that make its v1.5 schema, the one this command reads (REFERENCE-SCHEMA.md §1). */
 export const REFERENCE_V1_5 = [

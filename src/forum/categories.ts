@@ -1,3 +1,8 @@
+import type { Kysely } from 'kysely';
+import { laterOf } from '../store/later-of.ts';
+import type { Database } from '../store/schema.ts';
+import type { TopicVisibility } from './tables.ts';
+
 /** The five categories of the interface, in display order, with their flags. */
 export const CATEGORIES = [
   {
@@ -32,3 +37,9 @@ export const LOBBY_TITLE = 'Lobby';
  * no client token can match it, and two instances seeding at once still make one lobby.
  */
 export const LOBBY_KEY = 'lobby';
+
+/** Activity in a listed topic moves its category's latest_activity_at; unlisted activity is never shown. */
+export async function touchCategory(db: Kysely<Database>, topic: { category: string; visibility: TopicVisibility }, now: number): Promise<void> {
+  if (topic.visibility !== 'listed') return;
+  await db.updateTable('forum_categories').set({ latest_activity_at: laterOf('latest_activity_at', now) }).where('slug', '=', topic.category).execute();
+}

@@ -1,4 +1,5 @@
-import { Type, type SchemaOptions } from '@sinclair/typebox';
+import { CloneType, Type, type SchemaOptions } from '@sinclair/typebox';
+import { IdParam } from '../http/schemas.ts';
 
 /** Forum-wide schema atoms; each resource's own shapes live in its folder's schemas.ts. */
 export const literals = <T extends string>(values: readonly T[], options?: SchemaOptions) =>
@@ -6,3 +7,6 @@ export const literals = <T extends string>(values: readonly T[], options?: Schem
     values.map((value) => Type.Literal(value)),
     options,
   );
+
+/** The path of every route about one topic, whichever folder serves it. */
+export const TopicParams = Type.Object({ topic_id: CloneType(IdParam, { description: 'The topic\'s id (UUID).' }) });

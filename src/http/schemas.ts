@@ -195,5 +195,7 @@ export const WaitQuery = Type.Object({ wait: Type.Optional(WaitParameter) });
 
 export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];
+/** What the administrator check (requireAdmin) answers besides a route's own errors. */
+export const ADMIN_AUTH_ERRORS = [401, 429];
 export const AGENT_BEARER = [{ agentBearer: [] }];
 export const THREAD_BEARER = [{ threadBearer: [] }];

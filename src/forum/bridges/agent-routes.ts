@@ -3,16 +3,16 @@ import { digestTag, sendTagged } from '../../http/etag.ts';
 import { ConditionalHeaders, MessageBody, THREAD_BEARER, WaitQuery } from '../../http/schemas.ts';
 import { bridgeKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
-import { authorizeThread } from '../auth.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { BridgeWriteResponses } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { TopicParams } from '../topics/schemas.ts';
 import { agentBridgeMessage, appendBridgeMessage } from './commands/append-bridge-message.ts';
 import { readBridge } from './commands/read-bridge.ts';
 import { presentBridgeThread } from './presenters.ts';
 import { BridgeReadResponses } from './schemas.ts';
+import { TopicParams } from '../schemas.ts';
+import { authorizeThread } from '../membership/auth.ts';
 
 /* The owner bridge (CONTRACT §6.5): one participant of one topic and the operator, never part of the topic. */
 

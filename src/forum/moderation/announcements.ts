@@ -1,11 +1,11 @@
-import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { publishAnnouncement } from '../topics/commands/publish-announcement.ts';
 import { presentAnnouncementReceipt } from '../topics/presenters.ts';
 import { Announcement, AnnouncementReceipt } from '../topics/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
-import { AUTH_ERRORS, TAGS } from './shared.ts';
+import { TAGS } from './shared.ts';
 
 export const publishAnnouncementRoute: RouteDefinition = (app) => {
   const { clock, config } = app.services;
@@ -18,7 +18,7 @@ export const publishAnnouncementRoute: RouteDefinition = (app) => {
         tags: TAGS,
         security: ADMIN_BEARER,
         body: Announcement,
-        response: responses({ 200: AnnouncementReceipt, 201: AnnouncementReceipt }, [400, 409, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: AnnouncementReceipt, 201: AnnouncementReceipt }, [400, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
     },
     async (request, reply) => {

@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
 import { readBridge } from '../bridges/commands/read-bridge.ts';
@@ -9,7 +9,7 @@ import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { AUTH_ERRORS, TAGS } from './shared.ts';
+import { TAGS } from './shared.ts';
 
 /* The operator's side of owner bridges (CONTRACT §6.5). */
 
@@ -24,7 +24,7 @@ export const listBridgesRoute: RouteDefinition = (app) => {
         summary: 'Owner bridges with unread counts, most recent first',
         tags: TAGS,
         security: ADMIN_BEARER,
-        response: responses({ 200: BridgeList }, AUTH_ERRORS),
+        response: responses({ 200: BridgeList }, ADMIN_AUTH_ERRORS),
       },
     },
     async () => presentBridgeList(await listBridges(store.db)),
@@ -41,7 +41,7 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
         tags: TAGS,
         security: ADMIN_BEARER,
         params: BridgeParams,
-        response: responses({ 200: BridgeThread }, [404, ...AUTH_ERRORS]),
+        response: responses({ 200: BridgeThread }, [404, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_BRIDGE,
     },
@@ -66,7 +66,7 @@ export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
         security: ADMIN_BEARER,
         params: BridgeParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_BRIDGE,
     },

@@ -1,10 +1,10 @@
-import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
 import { hidePost } from '../posts/commands/hide-post.ts';
 import { presentHideReceipt } from '../posts/presenters.ts';
 import { HideChange, HideReceipt, MessageParams } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { AUTH_ERRORS, TAGS } from './shared.ts';
+import { TAGS } from './shared.ts';
 
 export const hidePostRoute: RouteDefinition = (app) => {
   app.post(
@@ -17,7 +17,7 @@ export const hidePostRoute: RouteDefinition = (app) => {
         security: ADMIN_BEARER,
         params: MessageParams,
         body: HideChange,
-        response: responses({ 200: HideReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: HideReceipt }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: { notFoundCode: 'message_not_found' },
     },

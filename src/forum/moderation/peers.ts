@@ -1,11 +1,11 @@
-import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
 import { createInvitation } from '../peers/commands/create-invitation.ts';
 import { revokePeer } from '../peers/commands/revoke-peer.ts';
 import { presentInvitation, presentRevocation } from '../peers/presenters.ts';
 import { AgentParams, InvitationReceipt, RevocationReceipt } from '../peers/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { AUTH_ERRORS, TAGS } from './shared.ts';
+import { TAGS } from './shared.ts';
 
 /* The operator's side of peer agents (CONTRACT §6.1): invitations and revocation. */
 
@@ -19,7 +19,7 @@ export const issueInvitationRoute: RouteDefinition = (app) => {
         description: 'The code is shown once and stored only as a hash.',
         tags: TAGS,
         security: ADMIN_BEARER,
-        response: responses({ 201: InvitationReceipt }, AUTH_ERRORS),
+        response: responses({ 201: InvitationReceipt }, ADMIN_AUTH_ERRORS),
       },
     },
     async (_request, reply) => {
@@ -40,7 +40,7 @@ export const revokeAgentRoute: RouteDefinition = (app) => {
         tags: TAGS,
         security: ADMIN_BEARER,
         params: AgentParams,
-        response: responses({ 200: RevocationReceipt }, [404, ...AUTH_ERRORS]),
+        response: responses({ 200: RevocationReceipt }, [404, ...ADMIN_AUTH_ERRORS]),
       },
       config: { notFoundCode: 'agent_not_found' },
     },

@@ -1,3 +1,2 @@
-/** What every moderation route shares: its tag, and the answers of the administrator check (requireAdmin). */
+/** What every moderation route shares: its tag. */
 export const TAGS = ['forum moderation'];
-export const AUTH_ERRORS = [401, 429];

@@ -1,7 +1,7 @@
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { moderatorPost, postReply } from '../posts/commands/post-reply.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
@@ -12,18 +12,9 @@ import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
 import { normaliseListQuery } from '../topics/list-query.ts';
 import { presentAdminTopicList, presentModeratorTopicPage, presentStatusReceipt } from '../topics/presenters.ts';
 import { findTopic, listTopicsInCategory } from '../topics/queries.ts';
-import {
-  AdminTopicList,
-  AdminTopicListQuery,
-  MESSAGE_PAGE_SIZE,
-  ModeratorTopicPage,
-  PageQuery,
-  StatusChange,
-  StatusReceipt,
-  ADMIN_TOPIC_LIST_DEFAULT_LIMIT,
-  TopicParams,
-} from '../topics/schemas.ts';
-import { AUTH_ERRORS, TAGS } from './shared.ts';
+import { AdminTopicList, AdminTopicListQuery, MESSAGE_PAGE_SIZE, ModeratorTopicPage, PageQuery, StatusChange, StatusReceipt, ADMIN_TOPIC_LIST_DEFAULT_LIMIT } from '../topics/schemas.ts';
+import { TAGS } from './shared.ts';
+import { TopicParams } from '../schemas.ts';
 
 /* The operator's side of topics (CONTRACT §6.6): every topic, listed or not, read, posted in, opened and closed. */
 
@@ -47,7 +38,7 @@ export const listAllTopicsRoute: RouteDefinition = (app) => {
         tags: TAGS,
         security: ADMIN_BEARER,
         querystring: AdminTopicListQuery,
-        response: responses({ 200: AdminTopicList }, [400, ...AUTH_ERRORS]),
+        response: responses({ 200: AdminTopicList }, [400, ...ADMIN_AUTH_ERRORS]),
       },
       preValidation: normaliseListQuery,
     },
@@ -78,7 +69,7 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
         security: ADMIN_BEARER,
         params: TopicParams,
         querystring: PageQuery,
-        response: responses({ 200: ModeratorTopicPage }, [400, 404, ...AUTH_ERRORS]),
+        response: responses({ 200: ModeratorTopicPage }, [400, 404, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_TOPIC,
       onSend: async (_request, _reply, payload) => (typeof payload === 'string' ? payload.replace(OWNER_BRIDGE_TEXT, '$1\\u0020$2') : payload),
@@ -104,7 +95,7 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
         security: ADMIN_BEARER,
         params: TopicParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_TOPIC,
     },
@@ -127,7 +118,7 @@ export const topicStatusRoute: RouteDefinition = (app) => {
         security: ADMIN_BEARER,
         params: TopicParams,
         body: StatusChange,
-        response: responses({ 200: StatusReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: StatusReceipt }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_TOPIC,
     },

@@ -2,7 +2,6 @@ import { requestSource } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { absentBodyAsEmpty, authorizeAgent, authorizeThread, authorizeThreadForLeaving } from '../auth.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { agentBridgeMessage, appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
 import { readBridge } from '../bridges/commands/read-bridge.ts';
@@ -41,6 +40,9 @@ import {
   PeerThreadViewResponses,
   ThreadParams,
 } from './schemas.ts';
+import { absentBodyAsEmpty } from '../routing.ts';
+import { authorizeAgent } from '../peers/auth.ts';
+import { authorizeThread, authorizeThreadForLeaving } from '../membership/auth.ts';
 
 /*
  * The reference service's peer-thread routes (CONTRACT §10 §3.6–§3.14): aliases of the forum's

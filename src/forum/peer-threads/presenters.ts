@@ -4,7 +4,7 @@ import type { BridgeKey, BridgeMessageRow, BridgeSummaryRow } from '../bridges/q
 import { LOBBY_TOPIC_ID } from '../lobby.ts';
 import type { Performed } from '../../writes/perform.ts';
 import type { ThreadToken } from '../topics/thread-token.ts';
-import type { MembershipRow } from '../topics/member-queries.ts';
+import type { MembershipRow } from '../membership/queries.ts';
 import { presentThreadReceipt, presentTopic } from '../topics/presenters.ts';
 import type { TopicRow } from '../topics/queries.ts';
 import type { TopicPage } from '../topics/schemas.ts';

@@ -4,7 +4,6 @@ import { AGENT_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { newToken } from '../../tokens.ts';
-import { authorizeAgentForRevocation } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { registerPeer, type Admission } from './commands/register-peer.ts';
 import { revokePeer } from './commands/revoke-peer.ts';
@@ -12,7 +11,8 @@ import { imitatesName } from './names.ts';
 import { presentRegistration, presentRevocation } from './presenters.ts';
 import { normalReferralId } from '../../http/referral-id.ts';
 import { Registration, RegistrationQuery, REGISTRATION_DESCRIPTION, RegistrationResponses, RevocationResponses } from './schemas.ts';
-import { findLobbyId } from '../topics/queries.ts';
+import { findLobbyId } from '../lobby.ts';
+import { authorizeAgentForRevocation } from './auth.ts';
 
 const TAGS = ['forum agents'];
 

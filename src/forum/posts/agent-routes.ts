@@ -1,11 +1,11 @@
 import { MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
-import { authorizeThread } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { TopicParams } from '../topics/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { memberPost, postReply } from './commands/post-reply.ts';
 import { presentPostReceipt } from './presenters.ts';
 import { REPLY_DESCRIPTION, ReplyResponses } from './schemas.ts';
+import { TopicParams } from '../schemas.ts';
+import { authorizeThread } from '../membership/auth.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
 export const replyRoute: RouteDefinition = (app) => {

@@ -3,7 +3,7 @@ import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import type { ForumMessagesTable, SenderRole } from '../tables.ts';
-import { touchCategory } from '../topics/queries.ts';
+import { touchCategory } from '../categories.ts';
 
 type Db = Kysely<Database>;
 export type PostRow = Selectable<ForumMessagesTable>;

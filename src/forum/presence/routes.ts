@@ -1,12 +1,12 @@
 import { AGENT_BEARER } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
-import { authorizeAgent } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import type { PresenceStatus } from '../tables.ts';
 import { updatePresence } from './commands/update-presence.ts';
 import { presentDirectory, presentPresenceReceipt } from './presenters.ts';
 import { listDirectory } from './queries.ts';
 import { DIRECTORY_LIMIT, DirectoryQuery, DirectoryResponses, PresenceResponses, PresenceUpdate, TAGS } from './schemas.ts';
+import { authorizeAgent } from '../peers/auth.ts';
 
 const orNull = (value: string | undefined) => (value === undefined || value === '' ? null : value);
 

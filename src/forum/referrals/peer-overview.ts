@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { isoTime } from '../../clock.ts';
-import { ADMIN_BEARER, described, responses, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, described, responses, Timestamp, Uuid } from '../../http/schemas.ts';
 import { LOBBY_KEY } from '../categories.ts';
-import { AUTH_ERRORS } from '../moderation/shared.ts';
 import { PRESENCE_STATUSES } from '../presence/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { literals } from '../schemas.ts';
@@ -94,7 +93,7 @@ export const peerOverviewRoute: RouteDefinition = (app) => {
           'Compatibility route; Parley equivalents: GET /api/admin/forum/topics and the forum overview. Counts come from indexes; no message text, token, hash or client address is in it.',
         tags: ['peer compatibility'],
         security: ADMIN_BEARER,
-        response: responses({ 200: PeerOverview }, AUTH_ERRORS),
+        response: responses({ 200: PeerOverview }, ADMIN_AUTH_ERRORS),
       },
     },
     async (): Promise<Static<typeof PeerOverview>> => {

@@ -1,6 +1,5 @@
 import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { absentBodyAsEmpty, authorizeAgent, authorizeThreadForLeaving } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { closeTopic } from './commands/close-topic.ts';
@@ -17,8 +16,11 @@ import {
   JoinTopicResponses,
   LeaveTopicResponses,
   NewTopic,
-  TopicParams,
 } from './schemas.ts';
+import { TopicParams } from '../schemas.ts';
+import { absentBodyAsEmpty } from '../routing.ts';
+import { authorizeAgent } from '../peers/auth.ts';
+import { authorizeThreadForLeaving } from '../membership/auth.ts';
 
 /* Taking part (CONTRACT §6.3): the peer-agent token creates, joins and closes; the thread token leaves. */
 

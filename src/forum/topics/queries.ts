@@ -2,7 +2,6 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import { keysetPage, type ListPosition } from '../../http/cursor.ts';
 import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
-import { LOBBY_KEY } from '../categories.ts';
 import type { ForumCategoriesTable, ForumTables, TopicStatus, TopicVisibility } from '../tables.ts';
 
 type Db = Kysely<Database>;
@@ -23,11 +22,6 @@ export function findTopic(db: Db, id: string): Promise<TopicRow | undefined> {
 
 export function findTopicByClientToken(db: Db, tokenHash: string): Promise<TopicRow | undefined> {
   return db.selectFrom('forum_topics').selectAll().where('client_token_hash', '=', tokenHash).executeTakeFirst();
-}
-
-export async function findLobbyId(db: Db): Promise<string | undefined> {
-  const row = await db.selectFrom('forum_topics').select('id').where('client_token_hash', '=', LOBBY_KEY).executeTakeFirst();
-  return row?.id;
 }
 
 export interface TopicFilters {
@@ -67,28 +61,9 @@ async function countListedTopic(db: Db, category: string, now: number): Promise<
     .execute();
 }
 
-/** Activity in a listed topic moves its category's latest_activity_at; unlisted activity is never shown. */
-export async function touchCategory(db: Db, topic: Pick<TopicRow, 'category' | 'visibility'>, now: number): Promise<void> {
-  if (topic.visibility !== 'listed') return;
-  await db.updateTable('forum_categories').set({ latest_activity_at: laterOf('latest_activity_at', now) }).where('slug', '=', topic.category).execute();
-}
-
 export async function insertTopic(db: Db, row: Insertable<ForumTables['forum_topics']>): Promise<void> {
   await db.insertInto('forum_topics').values(row).execute();
   if (row.visibility === 'listed') await countListedTopic(db, row.category, row.created_at);
-}
-
-/**
- * Claims a place for a new member in one conditional update: only an open topic in participants
- * mode gets a row back. Run inside a transaction.
- */
-export function addMemberCount(db: Db, topicId: string, delta: 1 | -1) {
-  let query = db
-    .updateTable('forum_topics')
-    .set((eb) => ({ member_count: eb('member_count', '+', delta) }))
-    .where('id', '=', topicId);
-  if (delta === 1) query = query.where('status', '=', 'open').where('posting_mode', '=', 'participants');
-  return query.returning(['id']).executeTakeFirst();
 }
 
 export async function updateTopicStatus(db: Db, topicId: string, status: TopicStatus): Promise<TopicRow | undefined> {

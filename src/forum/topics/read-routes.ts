@@ -6,11 +6,10 @@ import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/
 import { THREAD_BEARER } from '../../http/schemas.ts';
 import { topicKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
-import { optionalMembership } from '../auth.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { presentOverview, RECENT_TOPICS } from './overview.ts';
 import { presentCategoryList, presentTopicList } from './presenters.ts';
-import { findLobbyId, findTopic, listCategories, listTopics, listTopicsInCategory } from './queries.ts';
+import { findTopic, listCategories, listTopics, listTopicsInCategory } from './queries.ts';
 import {
   CategoryListResponses,
   ConditionalHeaders,
@@ -22,11 +21,13 @@ import {
   TopicListQuery,
   TopicListResponses,
   TopicPageResponses,
-  TopicParams,
 } from './schemas.ts';
 import { normaliseListQuery } from './list-query.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag } from './topic-page.ts';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
+import { TopicParams } from '../schemas.ts';
+import { findLobbyId } from '../lobby.ts';
+import { optionalMembership } from '../membership/auth.ts';
 
 /*
  * Reading the forum without a credential (CONTRACT §6.2): listed topics only; unlisted ones need a

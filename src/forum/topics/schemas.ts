@@ -128,7 +128,6 @@ export const Overview = Type.Object({
   authority: Type.String({ description: 'How much to trust forum content.' }),
 });
 
-export const TopicParams = Type.Object({ topic_id: CloneType(IdParam, { description: 'The topic\'s id (UUID).' }) });
 
 const topicListQuery = (defaultLimit: number) =>
   Type.Object({

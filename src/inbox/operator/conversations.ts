@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { operatorReply } from '../commands/append-message.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
@@ -21,20 +21,7 @@ import {
 } from './presenters.ts';
 import { listConversations } from './queries.ts';
 import { searchTerms } from './search.ts';
-import {
-  AUTH_ERRORS,
-  BY_ID,
-  ConversationList,
-  ConversationStatusChange,
-  ConversationStatusReceipt,
-  DeletionReceipt,
-  LIST_DEFAULT_LIMIT,
-  ListQuery,
-  OPERATOR_TAGS,
-  OperatorConversation,
-  ReviewBody,
-  ReviewReceipt,
-} from './schemas.ts';
+import { BY_ID, ConversationList, ConversationStatusChange, ConversationStatusReceipt, DeletionReceipt, LIST_DEFAULT_LIMIT, ListQuery, OPERATOR_TAGS, OperatorConversation, ReviewBody, ReviewReceipt } from './schemas.ts';
 
 const notFound = () => new ApiError('conversation_not_found');
 
@@ -53,7 +40,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         querystring: ListQuery,
-        response: responses({ 200: ConversationList }, [400, ...AUTH_ERRORS]),
+        response: responses({ 200: ConversationList }, [400, ...ADMIN_AUTH_ERRORS]),
       },
     },
     async (request, reply) => {
@@ -88,7 +75,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         params: ConversationIdParams,
-        response: responses({ 200: OperatorConversation }, [404, ...AUTH_ERRORS]),
+        response: responses({ 200: OperatorConversation }, [404, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_ID,
     },
@@ -113,7 +100,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         params: ConversationIdParams,
-        response: responses({ 200: DeletionReceipt }, [404, ...AUTH_ERRORS]),
+        response: responses({ 200: DeletionReceipt }, [404, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_ID,
     },
@@ -133,7 +120,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: MessageBody,
-        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 404, 409, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_ID,
     },
@@ -161,7 +148,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: ConversationStatusChange,
-        response: responses({ 200: ConversationStatusReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: ConversationStatusReceipt }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_ID,
     },
@@ -182,7 +169,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: ReviewBody,
-        response: responses({ 200: ReviewReceipt }, [400, 404, 413, 415, ...AUTH_ERRORS]),
+        response: responses({ 200: ReviewReceipt }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
       config: BY_ID,
     },

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, ErrorRef, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, ErrorRef, responses } from '../../http/schemas.ts';
 import { presentNotificationSettings, presentTestAlertSent } from './presenters.ts';
-import { AUTH_ERRORS, NotificationSettings, OPERATOR_TAGS, TestAlertFailure, TestAlertSent } from './schemas.ts';
+import { NotificationSettings, OPERATOR_TAGS, TestAlertFailure, TestAlertSent } from './schemas.ts';
 
 /** The operator's Telegram alerts: whether they are on, and a test alert. */
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,7 +17,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Never discloses the bot token or the chat id.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
-        response: responses({ 200: NotificationSettings }, AUTH_ERRORS),
+        response: responses({ 200: NotificationSettings }, ADMIN_AUTH_ERRORS),
       },
     },
     async () => presentNotificationSettings(alerts.configured),

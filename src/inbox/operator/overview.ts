@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { encodedBody } from '../../http/body-cache.ts';
-import { ADMIN_BEARER, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { presentOverview, presentReviewLabels } from './presenters.ts';
 import { readOverview } from './queries.ts';
-import { AUTH_ERRORS, InboxOverview, OPERATOR_TAGS, ReviewLabels } from './schemas.ts';
+import { InboxOverview, OPERATOR_TAGS, ReviewLabels } from './schemas.ts';
 
 /** The review labels the operator may set, and the inbox's aggregate counts. */
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -19,7 +19,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The allowed review labels',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
-        response: responses({ 200: ReviewLabels }, AUTH_ERRORS),
+        response: responses({ 200: ReviewLabels }, ADMIN_AUTH_ERRORS),
       },
     },
     async () => presentReviewLabels(),
@@ -33,7 +33,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Read from counters kept with every change; no message text, names, credentials or sources.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
-        response: responses({ 200: InboxOverview }, AUTH_ERRORS),
+        response: responses({ 200: InboxOverview }, ADMIN_AUTH_ERRORS),
       },
     },
     async (request, reply) => {

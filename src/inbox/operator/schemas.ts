@@ -4,8 +4,6 @@ import { PREVIEW_LENGTH } from '../preview.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
 
 export const OPERATOR_TAGS = ['operator'];
-/** Every operator route can answer these: no or a wrong token, and too many failed attempts from a source. */
-export const AUTH_ERRORS = [401, 429];
 /** Route config of the routes addressed by a conversation id: a bad id is an unknown conversation. */
 export const BY_ID = { notFoundCode: 'conversation_not_found' } as const;
 

@@ -5,7 +5,6 @@ import { REMOVED_TEXT } from '../../forum/posts/presenters.ts';
 import { presentCategoryList, presentTopicList } from '../../forum/topics/presenters.ts';
 import { findTopic, listCategories, listTopics } from '../../forum/topics/queries.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag, type PageRequest } from '../../forum/topics/topic-page.ts';
-import { TopicParams } from '../../forum/topics/schemas.ts';
 import { BodyCache } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { digestTag, etagMatches, sendNotModified } from '../../http/etag.ts';
@@ -17,6 +16,7 @@ import { layout, type ForumAssets } from './layout.ts';
 import { renderPost } from './markdown.ts';
 import { categoryFeedPath, categoryPath, FORUM_FEED_PATH, FORUM_PATH, listPagePath, topicPostsPath } from './paths.ts';
 import { listView, missingView, topicView } from './views.ts';
+import { TopicParams } from '../../forum/schemas.ts';
 
 /** Topics a list page and a feed show. */
 export const PAGE_TOPICS = 30;

@@ -1,6 +1,5 @@
 import { defineWrite } from '../../../writes/write.ts';
-import { leaveAllTopics } from '../../topics/member-queries.ts';
-import { addMemberCount } from '../../topics/queries.ts';
+import { addMemberCount, leaveAllTopics } from '../../membership/queries.ts';
 import { findAgent, markRevoked } from '../queries.ts';
 
 /**

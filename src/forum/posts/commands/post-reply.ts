@@ -3,7 +3,7 @@ import type { Clock } from '../../../clock.ts';
 import { messageInput, type MessageBody } from '../../../http/schemas.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
 import { defineWrite, earlierMessage } from '../../../writes/write.ts';
-import type { MembershipRow } from '../../topics/member-queries.ts';
+import type { MembershipRow } from '../../membership/queries.ts';
 import { findPostByClientId, insertPost, moderatorSender, type NewPost } from '../queries.ts';
 
 export interface PostReplyInput extends NewPost {

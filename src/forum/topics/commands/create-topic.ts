@@ -3,7 +3,7 @@ import { newId, sha256 } from '../../../tokens.ts';
 import { defineWrite, type WriteError } from '../../../writes/write.ts';
 import type { AgentRow } from '../../peers/queries.ts';
 import { insertPost } from '../../posts/queries.ts';
-import { insertMember } from '../member-queries.ts';
+import { insertMember } from '../../membership/queries.ts';
 import { findCategory, findTopicByClientToken, insertTopic } from '../queries.ts';
 import type { NewTopic } from '../schemas.ts';
 import type { ThreadToken } from '../thread-token.ts';

@@ -1,8 +1,8 @@
 import type { Limiter } from '../../../limits/limiter.ts';
 import { topicKey } from '../../../live/hub.ts';
 import { defineWrite } from '../../../writes/write.ts';
-import { findMember, insertMember, rejoinMember } from '../member-queries.ts';
-import { addMemberCount, findTopic } from '../queries.ts';
+import { addMemberCount, findMember, insertMember, rejoinMember } from '../../membership/queries.ts';
+import { findTopic } from '../queries.ts';
 import type { ThreadToken } from '../thread-token.ts';
 import { THREAD_TOKEN_CONFLICT } from './create-topic.ts';
 

@@ -1,7 +1,6 @@
 import { topicKey } from '../../../live/hub.ts';
 import { defineWrite } from '../../../writes/write.ts';
-import { leaveMember } from '../member-queries.ts';
-import { addMemberCount } from '../queries.ts';
+import { addMemberCount, leaveMember } from '../../membership/queries.ts';
 
 /** Leaving (CONTRACT §6.3): the thread token stops working; leaving again is an idempotent retry. */
 export const leaveTopic = defineWrite({

@@ -1,40 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import { bearerToken } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
-import { isHexToken } from '../http/schemas.ts';
-import { hashToken } from '../tokens.ts';
-import { findAgentByTokenHash, type AgentRow } from './peers/queries.ts';
-import { findMembershipByTokenHash, type MembershipRow } from './topics/member-queries.ts';
+import { bearerToken } from '../../http/auth.ts';
+import { ApiError } from '../../http/errors.ts';
+import { isHexToken } from '../../http/schemas.ts';
+import { hashToken } from '../../tokens.ts';
+import { findMembershipByTokenHash, type MembershipRow } from './queries.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    peerAgent: AgentRow | null;
     membership: MembershipRow | null;
   }
-}
-
-/**
- * The agent whose token the request carries, revoked or not, or undefined. Lookup is by the hash
- * (a unique index), so the comparison happens on digests and reveals nothing about the token.
- */
-async function agentOf(request: FastifyRequest): Promise<AgentRow | undefined> {
-  const token = bearerToken(request);
-  if (token === undefined || !isHexToken(token)) return undefined;
-  return findAgentByTokenHash(request.server.services.store.db, hashToken(token));
-}
-
-/** The peer-agent token (CONTRACT §2): absent, wrong or revoked → 401 agent_token_required. */
-export async function authorizeAgent(request: FastifyRequest): Promise<void> {
-  const agent = await agentOf(request);
-  if (!agent || agent.revoked_at !== null) throw new ApiError('agent_token_required');
-  request.peerAgent = agent;
-}
-
-/** As authorizeAgent, but a revoked token is accepted: revoking again is an idempotent retry. */
-export async function authorizeAgentForRevocation(request: FastifyRequest): Promise<void> {
-  const agent = await agentOf(request);
-  if (!agent) throw new ApiError('agent_token_required');
-  request.peerAgent = agent;
 }
 
 /** Auth runs before validation: the path id is read as sent (lowercased when it is a UUID), and anything else matches nothing. */
@@ -83,12 +57,4 @@ export async function optionalMembership(request: FastifyRequest, topicId: strin
     if (error instanceof ApiError && error.code === 'topic_not_found') return undefined;
     throw error;
   }
-}
-
-/**
- * Optional bodies (CONTRACT §1: join, leave, close): no body reads as `{}`, so the schema that
- * validates a body that is sent also accepts none. Runs after authorization, before validation.
- */
-export async function absentBodyAsEmpty(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
 }

@@ -62,3 +62,16 @@ export async function leaveAllTopics(db: Db, agentId: string): Promise<string[]>
     .execute();
   return left.map((row) => row.topic_id);
 }
+
+/**
+ * Claims a place for a new member in one conditional update: only an open topic in participants
+ * mode gets a row back. Run inside a transaction.
+ */
+export function addMemberCount(db: Db, topicId: string, delta: 1 | -1) {
+  let query = db
+    .updateTable('forum_topics')
+    .set((eb) => ({ member_count: eb('member_count', '+', delta) }))
+    .where('id', '=', topicId);
+  if (delta === 1) query = query.where('status', '=', 'open').where('posting_mode', '=', 'participants');
+  return query.returning(['id']).executeTakeFirst();
+}
