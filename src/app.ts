@@ -8,6 +8,7 @@ import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerOldLobbyRedirect } from './forum/old-lobby-id.ts';
 import { registerForum } from './forum/routes.ts';
+import { registerPeerThreads } from './compat/routes.ts';
 import { peerGuideSource } from './forum/referrals/peer-guide-source.ts';
 import { proxyTrust } from './http/client-source.ts';
 import { ApiError } from './http/errors.ts';
@@ -149,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerOperatorInbox);
   registerOldLobbyRedirect(app);
   await app.register(registerForum);
+  await app.register(registerPeerThreads);
   await app.register(registerEventStream);
   await app.register(registerMcp);
   await app.register(registerA2a, { card: (base) => agentCard(base, services.config, VERSION) });

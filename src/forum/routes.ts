@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { perform } from '../writes/perform.ts';
 import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
-import { registerPeerThreads } from './peer-threads/routes.ts';
 import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
 import { directoryRoute, presenceRoute } from './presence/routes.ts';
 import { replyRoute } from './posts/agent-routes.ts';
@@ -45,5 +44,4 @@ export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
   });
   for (const define of FORUM_ROUTES) define(app);
   await app.register(registerModeration);
-  await app.register(registerPeerThreads);
 };

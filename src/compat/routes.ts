@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireAdmin } from '../../http/auth.ts';
-import type { RouteDefinition } from '../routing.ts';
+import { requireAdmin } from '../http/auth.ts';
+import type { RouteDefinition } from '../forum/routing.ts';
 import {
   closePeerThreadAsOperatorRoute,
   listPeerBridgesRoute,
@@ -45,8 +45,13 @@ const registerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const define of ADMIN_ROUTES) define(app);
 };
 
-/** The reference service's peer-thread family (CONTRACT §10 §3): aliases over the forum's topics and actions. */
+/**
+ * The reference service's peer-thread family (CONTRACT §10 §3): an adapter over the forum's declared
+ * writes, queries and presenters, with its own paths and shapes; the forum never imports it.
+ */
 export const registerPeerThreads: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('peerAgent', null);
+  app.decorateRequest('membership', null);
   for (const define of AGENT_ROUTES) define(app);
   await app.register(registerAdminRoutes);
 };

@@ -1,18 +1,18 @@
-import { requestSource } from '../../http/client-source.ts';
-import { ApiError } from '../../http/errors.ts';
-import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
-import { baseUrl } from '../../http/urls.ts';
-import { perform, writeStatus } from '../../writes/perform.ts';
-import { agentBridgeMessage, appendBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../bridges/commands/read-bridge.ts';
-import { memberPost, postReply } from '../posts/commands/post-reply.ts';
-import type { RouteDefinition } from '../routing.ts';
-import { closeTopic } from '../topics/commands/close-topic.ts';
-import { createTopic } from '../topics/commands/create-topic.ts';
-import { joinTopic } from '../topics/commands/join-topic.ts';
-import { leaveTopic } from '../topics/commands/leave-topic.ts';
-import { threadToken } from '../topics/thread-token.ts';
-import { presentTopicPage, readTopicSnapshot } from '../topics/topic-page.ts';
+import { requestSource } from '../http/client-source.ts';
+import { ApiError } from '../http/errors.ts';
+import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../http/schemas.ts';
+import { baseUrl } from '../http/urls.ts';
+import { perform, writeStatus } from '../writes/perform.ts';
+import { agentBridgeMessage, appendBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
+import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
+import { memberPost, postReply } from '../forum/posts/commands/post-reply.ts';
+import type { RouteDefinition } from '../forum/routing.ts';
+import { closeTopic } from '../forum/topics/commands/close-topic.ts';
+import { createTopic } from '../forum/topics/commands/create-topic.ts';
+import { joinTopic } from '../forum/topics/commands/join-topic.ts';
+import { leaveTopic } from '../forum/topics/commands/leave-topic.ts';
+import { threadToken } from '../forum/topics/thread-token.ts';
+import { presentTopicPage, readTopicSnapshot } from '../forum/topics/topic-page.ts';
 import {
   presentPeerBridgeReceipt,
   presentPeerBridgeThread,
@@ -40,9 +40,9 @@ import {
   PeerThreadViewResponses,
   ThreadParams,
 } from './schemas.ts';
-import { absentBodyAsEmpty } from '../routing.ts';
-import { authorizeAgent } from '../peers/auth.ts';
-import { authorizeThread, authorizeThreadForLeaving } from '../membership/auth.ts';
+import { absentBodyAsEmpty } from '../forum/routing.ts';
+import { authorizeAgent } from '../forum/peers/auth.ts';
+import { authorizeThread, authorizeThreadForLeaving } from '../forum/membership/auth.ts';
 
 /*
  * The reference service's peer-thread routes (CONTRACT §10 §3.6–§3.14): aliases of the forum's

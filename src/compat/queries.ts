@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.ts';
-import { LOBBY_TOPIC_ID } from '../lobby.ts';
-import { findTopic, listTopics, type TopicRow } from '../topics/queries.ts';
+import type { Database } from '../store/schema.ts';
+import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
+import { findTopic, listTopics, type TopicRow } from '../forum/topics/queries.ts';
 
 /** The reference's directory returns at most this many threads. */
 export const PEER_THREAD_LIST_LIMIT = 100;

@@ -1,14 +1,14 @@
 import type { Static } from '@sinclair/typebox';
-import { isoTime } from '../../clock.ts';
-import type { BridgeKey, BridgeMessageRow, BridgeSummaryRow } from '../bridges/queries.ts';
-import { LOBBY_TOPIC_ID } from '../lobby.ts';
-import type { Performed } from '../../writes/perform.ts';
-import type { ThreadToken } from '../topics/thread-token.ts';
-import type { MembershipRow } from '../membership/queries.ts';
-import { presentThreadReceipt, presentTopic } from '../topics/presenters.ts';
-import type { TopicRow } from '../topics/queries.ts';
-import type { TopicPage } from '../topics/schemas.ts';
-import type { TopicVisibility } from '../tables.ts';
+import { isoTime } from '../clock.ts';
+import type { BridgeKey, BridgeMessageRow, BridgeSummaryRow } from '../forum/bridges/queries.ts';
+import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
+import type { Performed } from '../writes/perform.ts';
+import type { ThreadToken } from '../forum/topics/thread-token.ts';
+import type { MembershipRow } from '../forum/membership/queries.ts';
+import { presentThreadReceipt, presentTopic } from '../forum/topics/presenters.ts';
+import type { TopicRow } from '../forum/topics/queries.ts';
+import type { TopicPage } from '../forum/topics/schemas.ts';
+import type { TopicVisibility } from '../forum/tables.ts';
 import type {
   OperatorBridgeReceipt,
   OperatorPeerBridge,

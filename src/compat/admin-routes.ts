@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../http/errors.ts';
-import { ADMIN_BEARER, MessageBody } from '../../http/schemas.ts';
-import { perform, writeStatus } from '../../writes/perform.ts';
-import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../bridges/commands/read-bridge.ts';
-import { listBridges, type BridgeKey } from '../bridges/queries.ts';
-import { findAgent } from '../peers/queries.ts';
-import type { RouteDefinition } from '../routing.ts';
-import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
-import { findMember } from '../membership/queries.ts';
-import { findTopic } from '../topics/queries.ts';
+import { ApiError } from '../http/errors.ts';
+import { ADMIN_BEARER, MessageBody } from '../http/schemas.ts';
+import { perform, writeStatus } from '../writes/perform.ts';
+import { appendBridgeMessage, operatorBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
+import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
+import { listBridges, type BridgeKey } from '../forum/bridges/queries.ts';
+import { findAgent } from '../forum/peers/queries.ts';
+import type { RouteDefinition } from '../forum/routing.ts';
+import { setTopicStatus } from '../forum/topics/commands/set-topic-status.ts';
+import { findMember } from '../forum/membership/queries.ts';
+import { findTopic } from '../forum/topics/queries.ts';
 import { TAGS } from './agent-routes.ts';
 import {
   presentOperatorBridgeReceipt,
@@ -29,7 +29,7 @@ import {
   ThreadParams,
 } from './schemas.ts';
 import { removeSmokeTestAgents } from './smoke-tests.ts';
-import { absentBodyAsEmpty } from '../routing.ts';
+import { absentBodyAsEmpty } from '../forum/routing.ts';
 
 /* The operator's routes of the reference's family (CONTRACT §10 §3.16–§3.20), behind the administrator token. */
 

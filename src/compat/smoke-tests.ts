@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { topicKey } from '../../live/hub.ts';
-import type { Database } from '../../store/schema.ts';
-import { defineWrite } from '../../writes/write.ts';
-import { addMemberCount } from '../membership/queries.ts';
+import { topicKey } from '../live/hub.ts';
+import type { Database } from '../store/schema.ts';
+import { defineWrite } from '../writes/write.ts';
+import { addMemberCount } from '../forum/membership/queries.ts';
 
 /*
  * The operator's clean-up of its own live-verifier records (CONTRACT §10 §3.20): agents named

@@ -1,6 +1,6 @@
 import { CloneType, Type } from '@sinclair/typebox';
-import { FORUM_FACTS } from '../../http/agent-facts.ts';
-import type { ErrorCode } from '../../http/errors.ts';
+import { FORUM_FACTS } from '../http/agent-facts.ts';
+import type { ErrorCode } from '../http/errors.ts';
 import {
   described,
   HexToken,
@@ -12,9 +12,9 @@ import {
   singleLine,
   Timestamp,
   Uuid,
-} from '../../http/schemas.ts';
-import { ForumMessage } from '../posts/schemas.ts';
-import { literals } from '../schemas.ts';
+} from '../http/schemas.ts';
+import { ForumMessage } from '../forum/posts/schemas.ts';
+import { literals } from '../forum/schemas.ts';
 
 /*
  * The reference service's peer-thread family (CONTRACT §10 §3): a peer thread IS a forum topic, so
