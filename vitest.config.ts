@@ -31,6 +31,7 @@ const STORE_INDEPENDENT = [
   'test/scripts/slim-sqlite-driver.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',
+  'test/reliability/connection-flood.test.ts',
 ];
 
 export default defineConfig({

@@ -135,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             type: 'http',
             scheme: 'bearer',
             description:
-              'The operator\'s administrator token (ADMIN_TOKEN). Missing or wrong tokens are limited per client address (LIMIT_ADMIN_AUTH_FAILURE_SOURCE, default 10 a minute): past it they get 429 rate_limited with Retry-After. The right token is never refused by that limit.',
+              'The operator\'s administrator token (ADMIN_TOKEN). Missing or wrong tokens are limited per client address (LIMIT_ADMIN_AUTH_FAILURE_SOURCE, default 10 a minute): past it they get 429 rate_limited with Retry-After. Past the limit only a known client has its token compared: a browser with the parley_device cookie set on a successful sign-in, or a source that authenticated within 30 days; an unknown client gets the 429 even for the right token, so nobody can lock the owner out and guesses stay limited.',
           },
           agentBearer: { type: 'http', scheme: 'bearer', description: 'Peer-agent token returned by POST /api/peers.' },
           threadBearer: { type: 'http', scheme: 'bearer', description: 'Per-topic thread token returned by topic creation or join.' },

@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isKnownClient, rememberClient } from './admin-trust.ts';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
 import { requestSource } from './client-source.ts';
@@ -16,22 +17,43 @@ const matches = (token: string, secret: string | undefined) =>
   // Digests have one length, so the comparison does not reveal the secret's length either.
   secret !== undefined && safeEqual(sha256(token), sha256(secret));
 
+/** Thrown inside the charging transaction when the token is right: its rollback uncharges the attempt. */
+const ACCEPTED = Symbol('accepted');
+
 /**
- * Administrator authentication (CONTRACT §4). The right token is always accepted and charges
- * nothing, so whoever shares the operator's address cannot lock the operator out (README,
- * "Operator"). A missing or wrong one is charged to its source in one atomic step that is also the
- * check: 401 while the failure limit has room, 429 once it is used up.
+ * Administrator authentication (CONTRACT §2 and §4; README, "Security"). A missing or wrong token
+ * is charged to its source in one atomic step that is also the check: 401 while the failure limit
+ * has room, 429 once it is used up. A known client (a device cookie, or a source that
+ * authenticated lately) has its token compared past the limit too, so nobody can lock the owner
+ * out; an unknown one is charged before the comparison, in the same transaction, so past the limit
+ * its token, even the right one, is not compared at all, and the right one within the limit is
+ * uncharged by the rollback.
  */
-export function requireAdmin(request: FastifyRequest): Promise<void> {
-  return requireAdminOr(request, undefined);
+export function requireAdmin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return requireAdminOr(request, reply, undefined);
 }
 
 /** requireAdmin, where `alsoAccepted` (METRICS_TOKEN on /metrics) is let in too and a wrong token is charged the same. */
-export async function requireAdminOr(request: FastifyRequest, alsoAccepted: string | undefined): Promise<void> {
+export async function requireAdminOr(request: FastifyRequest, reply: FastifyReply, alsoAccepted: string | undefined): Promise<void> {
   const { config, limiter, store } = request.server.services;
   const token = bearerToken(request);
-  if (token !== undefined && (matches(token, config.adminToken) || matches(token, alsoAccepted))) return;
-  // Bookkeeping below the features: no change, no retry key; the limiter's 429 is thrown, so it charges nothing.
-  await store.write((trx) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', requestSource(request)), undefined);
+  const source = requestSource(request);
+  const right = (candidate: string) => matches(candidate, config.adminToken) || matches(candidate, alsoAccepted);
+  const chargeFailure = (trx: Parameters<Parameters<typeof store.write>[0]>[0]) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', source);
+  if (token !== undefined && (await isKnownClient(request, source))) {
+    if (right(token)) return rememberClient(request, reply, source);
+    // Bookkeeping below the features: no change, no retry key; the limiter's 429 is thrown, so it charges nothing.
+    await store.write(chargeFailure, undefined);
+    throw new ApiError('admin_token_required');
+  }
+  try {
+    await store.write(async (trx) => {
+      await chargeFailure(trx);
+      if (token !== undefined && right(token)) throw ACCEPTED;
+    }, undefined);
+  } catch (error) {
+    if (error !== ACCEPTED) throw error;
+    return rememberClient(request, reply, source);
+  }
   throw new ApiError('admin_token_required');
 }

@@ -17,8 +17,10 @@ const MAX_CONNECTIONS_CEILING = 10_000;
 const MIN_CONNECTIONS = 16;
 /** The usual soft limit, for a system that does not say. */
 const ASSUMED_OPEN_FILES = 1024;
-/** Each source may hold this share of all connections. */
+/** Each source may hold this share of all connections, and no more than PER_SOURCE_CEILING. */
 const SOURCE_SHARE = 8;
+/** A browser opens about six connections to a host; a few browsers behind one address fit. */
+const PER_SOURCE_CEILING = 32;
 /** How often Node checks the header and request timeouts: short, so that they bite when due. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
@@ -41,12 +43,12 @@ export interface ConnectionCaps {
 /**
  * MAX_CONNECTIONS defaults to the open-files soft limit less RESERVED_OPEN_FILES (at least 16, at
  * most 10,000), so that a flood of connections runs into this cap and not into EMFILE, which would
- * fail every other request; MAX_CONNECTIONS_PER_SOURCE to an eighth of that.
+ * fail every other request; MAX_CONNECTIONS_PER_SOURCE to an eighth of that, at most 32.
  */
 export function connectionCaps(transport: TransportConfig, openFiles = openFilesSoftLimit()): ConnectionCaps {
   const derived = Math.min(MAX_CONNECTIONS_CEILING, Math.max(MIN_CONNECTIONS, openFiles - RESERVED_OPEN_FILES));
   const max = transport.maxConnections ?? derived;
-  return { max, perSource: Math.min(max, transport.maxConnectionsPerSource ?? Math.ceil(max / SOURCE_SHARE)) };
+  return { max, perSource: Math.min(max, transport.maxConnectionsPerSource ?? Math.min(PER_SOURCE_CEILING, Math.ceil(max / SOURCE_SHARE))) };
 }
 
 /** The responses of each connection not yet handed to the socket whole. */
@@ -87,26 +89,94 @@ export function queuedBehindAnother(response: ServerResponse): boolean {
   return responses !== undefined && responses.values().next().value !== response;
 }
 
-/** Drops a connection past `perSource` open from one source (IPv6 per /64); a trusted proxy's are its own to cap. */
-function capPerSource(server: http.Server, perSource: number, trustProxy: Config['trustProxy']): void {
+/** How often each connection's progress (bytes read) is sampled for shedding. */
+const PROGRESS_CHECK_INTERVAL_MS = 1_000;
+
+interface Tracked {
+  source: string | undefined;
+  /** When the connection last did something: connected, sent bytes, sent a request, or had its answer sent. */
+  lastActive: number;
+  bytesRead: number;
+}
+
+/** 0: nothing under way (idle keep-alive, headers not yet whole); 1: a request body arriving; undefined: being answered. */
+function sheddingClass(socket: Socket): 0 | 1 | undefined {
+  const first = inFlight.get(socket)?.values().next().value;
+  if (first === undefined) return 0;
+  return first.req.complete ? undefined : 1;
+}
+
+/**
+ * Destroys up to `count` of `sockets` that have done least: idle ones first, then those whose
+ * request body is still arriving, each longest silent first. A connection whose request arrived
+ * whole is being answered and is never shed. Returns how many were destroyed.
+ */
+function shed(sockets: Iterable<Socket>, tracked: Map<Socket, Tracked>, count: number): number {
+  const candidates: { socket: Socket; rank: number; lastActive: number }[] = [];
+  for (const socket of sockets) {
+    const rank = sheddingClass(socket);
+    if (rank !== undefined) candidates.push({ socket, rank, lastActive: tracked.get(socket)?.lastActive ?? 0 });
+  }
+  candidates.sort((a, b) => a.rank - b.rank || a.lastActive - b.lastActive);
+  const victims = candidates.slice(0, count);
+  for (const { socket } of victims) socket.destroy();
+  return victims.length;
+}
+
+/**
+ * The connection caps. A connection past `perSource` open from one source (IPv6 per /64; a trusted
+ * proxy's are its own to cap) is closed as it arrives. One past `max` in all makes room by
+ * shedding the connections that have done least and is refused only when none can be shed: Node's
+ * own `maxConnections` would refuse the newcomer instead, so whoever holds the cap with idle or
+ * slow connections from a few addresses would keep every other client, and health probes, out.
+ */
+function capConnections(server: http.Server, caps: ConnectionCaps, trustProxy: Config['trustProxy']): void {
   const trusted = proxyTrust(trustProxy);
-  const open = new Map<string, number>();
+  const tracked = new Map<Socket, Tracked>();
+  const bySource = new Map<string, Set<Socket>>();
+  // Shedding a batch at a time keeps the sort's cost per new connection small under a flood.
+  const batch = Math.max(1, Math.ceil(caps.max / 32));
   server.on('connection', (socket: Socket) => {
     const peer = socket.remoteAddress;
-    if (peer === undefined || (trusted && trusted(peer, 0))) return;
-    const source = sourceAddress(peer);
-    const count = (open.get(source) ?? 0) + 1;
-    if (count > perSource) {
+    const source = peer === undefined || (trusted && trusted(peer, 0)) ? undefined : sourceAddress(peer);
+    const mine = source === undefined ? undefined : bySource.get(source);
+    if (mine !== undefined && mine.size >= caps.perSource) {
       socket.destroy();
       return;
     }
-    open.set(source, count);
+    if (tracked.size >= caps.max && shed(tracked.keys(), tracked, tracked.size - caps.max + batch) === 0) {
+      socket.destroy();
+      return;
+    }
+    tracked.set(socket, { source, lastActive: performance.now(), bytesRead: 0 });
+    if (source !== undefined) {
+      if (mine === undefined) bySource.set(source, new Set([socket]));
+      else mine.add(socket);
+    }
     socket.once('close', () => {
-      const left = (open.get(source) ?? 1) - 1;
-      if (left > 0) open.set(source, left);
-      else open.delete(source);
+      tracked.delete(socket);
+      if (source === undefined) return;
+      const set = bySource.get(source);
+      set?.delete(socket);
+      if (set?.size === 0) bySource.delete(source);
     });
   });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const entry = tracked.get(request.socket);
+    if (entry === undefined) return;
+    entry.lastActive = performance.now();
+    response.once('finish', () => (entry.lastActive = performance.now()));
+  });
+  const check = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, entry] of tracked) {
+      if (socket.bytesRead === entry.bytesRead) continue;
+      entry.bytesRead = socket.bytesRead;
+      entry.lastActive = now;
+    }
+  }, PROGRESS_CHECK_INTERVAL_MS);
+  check.unref();
+  server.once('close', () => clearInterval(check));
 }
 
 /** How often connections are checked for answers their clients stopped reading. */
@@ -165,9 +235,7 @@ export function transportServer(config: Config): FastifyServerFactory {
     // than the request timeout, so that a request arriving too slowly is answered 408 first.
     server.setTimeout(2 * requestTimeout);
     closeStalledConnections(server, 2 * requestTimeout);
-    const caps = connectionCaps(transport);
-    server.maxConnections = caps.max;
-    capPerSource(server, caps.perSource, config.trustProxy);
+    capConnections(server, connectionCaps(transport), config.trustProxy);
     return server;
   };
 }

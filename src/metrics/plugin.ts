@@ -122,7 +122,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   app.get(
     '/metrics',
-    { schema: { hide: true }, preValidation: (request) => requireAdminOr(request, config.metricsToken) },
+    { schema: { hide: true }, preValidation: (request, reply) => requireAdminOr(request, reply, config.metricsToken) },
     async (_request, reply) => reply.type(metrics.contentType).send(await metrics.exposition()),
   );
 }

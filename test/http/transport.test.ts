@@ -161,11 +161,11 @@ describe('transport configuration', () => {
       maxConnectionsPerSource: undefined,
       maxPipelinedRequests: 16,
     });
-    expect(connectionCaps(transport, 1024)).toEqual({ max: 896, perSource: 112 });
+    expect(connectionCaps(transport, 1024)).toEqual({ max: 896, perSource: 32 });
     expect(connectionCaps(transport, 256)).toEqual({ max: 128, perSource: 16 });
     expect(connectionCaps(transport, 100)).toEqual({ max: 16, perSource: 2 });
-    expect(connectionCaps(transport, Infinity)).toEqual({ max: 10_000, perSource: 1_250 });
-    expect(connectionCaps(readConfig({ MAX_CONNECTIONS: '500' }).transport, 1024)).toEqual({ max: 500, perSource: 63 });
+    expect(connectionCaps(transport, Infinity)).toEqual({ max: 10_000, perSource: 32 });
+    expect(connectionCaps(readConfig({ MAX_CONNECTIONS: '500' }).transport, 1024)).toEqual({ max: 500, perSource: 32 });
     expect(connectionCaps(readConfig({ MAX_CONNECTIONS_PER_SOURCE: '5000' }).transport, 1024)).toEqual({ max: 896, perSource: 896 });
     expect(readConfig({ REQUEST_TIMEOUT_SECONDS: '4' }).transport.headersTimeoutSeconds).toBe(4);
   });

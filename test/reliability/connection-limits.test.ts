@@ -6,6 +6,7 @@ import { ATTACKER, BYSTANDER, closedCount, destroyAll, pause, rawConnection, spr
  * Slow requests and connection floods against a real `parley serve` process run as a small host
  * would (`ulimit -n 256`), with short timeouts; the figures are printed, not only asserted.
  * Derived defaults under that limit: MAX_CONNECTIONS = 256 − 128 = 128, per source 128 / 8 = 16.
+ * test/reliability/connection-flood.test.ts holds the cap full from eight addresses.
  */
 const MAX_CONNECTIONS = 128;
 const PER_SOURCE = 16;
@@ -58,24 +59,29 @@ describe('slow requests and connection floods', () => {
     for (const answer of health) expect(answer.status).toBe(200);
     expect(spread(health.map((answer) => answer.ms)).max).toBeLessThan(2_000);
 
-    // Twelve more sources with 12 connections each: 16 + 144 = 160 asked, 128 fit.
+    // Twelve more sources with 12 connections each: 16 + 144 = 160 asked, 128 fit. Past the cap the
+    // server sheds the slow bodies silent longest (the first source's) to make room.
     const fromMany = Array.from({ length: 144 }, (_, index) => rawConnection(server.port, `127.0.0.${3 + (index % 12)}`, SLOW_BODY, true, startedAt));
-    const refusedFromMany = await closedCount(fromMany, PER_SOURCE + fromMany.length - MAX_CONNECTIONS, 2_000);
-    const refusedAfter = spread(fromMany.map((c) => c.closedAfter() ?? 0)).max;
-    // The request timeout then frees every slot, and the server answers again.
     const everyone = [...fromOne, ...fromMany];
+    const shedOrRefused = (await closedCount(everyone, everyone.length - MAX_CONNECTIONS, 2_000)) - refusedFromOne;
+    const refusedAfter = spread(everyone.map((c) => c.closedAfter() ?? 0)).max;
+    const healthPastCap = await timedHealth(server.port, BYSTANDER, 3_000);
+    // The request timeout then frees every slot, and the server answers again.
     const closedInTheEnd = await closedCount(everyone, everyone.length, REQUEST_TIMEOUT_MS + 2_500);
     const recovered = await timedHealth(server.port, BYSTANDER, 3_000);
     const timedOut = everyone.filter((connection) => connection.received().startsWith('HTTP/1.1 408 ')).length;
     destroyAll(everyone);
     console.warn(
-      `12 more sources, 144 connections past the global cap of ${MAX_CONNECTIONS}: ${refusedFromMany} refused by ${refusedAfter} ms; ` +
+      `12 more sources, 144 connections past the global cap of ${MAX_CONNECTIONS}: ${shedOrRefused} shed or refused by ${refusedAfter} ms, ` +
+        `health meanwhile ${healthPastCap.status} in ${healthPastCap.ms} ms; ` +
         `all ${closedInTheEnd}/${everyone.length} closed by ${spread(everyone.map((c) => c.closedAfter() ?? Infinity)).max} ms (${timedOut} answered 408); ` +
         `health afterwards ${recovered.status} in ${recovered.ms} ms`,
     );
-    expect(refusedFromMany).toBe(PER_SOURCE + fromMany.length - MAX_CONNECTIONS);
+    expect(shedOrRefused).toBe(PER_SOURCE + fromMany.length - MAX_CONNECTIONS);
+    expect(healthPastCap.status).toBe(200);
     expect(closedInTheEnd).toBe(everyone.length);
-    expect(timedOut).toBe(MAX_CONNECTIONS);
+    // The health probe past the cap shed one batch (a 32nd of the cap) to get in.
+    expect(timedOut).toBe(MAX_CONNECTIONS - MAX_CONNECTIONS / 32);
     expect(recovered.status).toBe(200);
     expect(server.process.child.exitCode).toBeNull();
   });
