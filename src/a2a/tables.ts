@@ -1,4 +1,4 @@
-/** The first message of each A2A task started without a client token, by its messageId (migration 0013). */
+/** The first message of each A2A task started without a client token, by its messageId (migration 0010). */
 export interface A2aFirstMessagesTable {
   message_id: string;
   conversation_id: string;

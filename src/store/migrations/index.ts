@@ -8,8 +8,8 @@ import * as fixedLobby from './0006_fixed_lobby.ts';
 import * as webhookOutbox from './0007_webhook_outbox.ts';
 import * as search from './0008_search.ts';
 import * as leanWrites from './0009_lean_writes.ts';
-import * as a2aFirstMessages from './0013_a2a_first_messages.ts';
-import * as adminKnownSources from './0014_admin_known_sources.ts';
+import * as a2aFirstMessages from './0010_a2a_first_messages.ts';
+import * as adminKnownSources from './0011_admin_known_sources.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -22,6 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0007_webhook_outbox': webhookOutbox,
   '0008_search': search,
   '0009_lean_writes': leanWrites,
-  '0013_a2a_first_messages': a2aFirstMessages,
-  '0014_admin_known_sources': adminKnownSources,
+  '0010_a2a_first_messages': a2aFirstMessages,
+  '0011_admin_known_sources': adminKnownSources,
 };
