@@ -39,10 +39,15 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
     await page.press('#admin-token', 'Enter');
     await page.waitForSelector('#console:not([hidden])');
     expect(await page.locator('h1:visible').textContent()).toBe('Inbox');
-    // The token is in this tab's sessionStorage only: no cookie, nothing in localStorage, never in a URL.
+    // The token is in this tab's sessionStorage only: nothing in localStorage, never in a URL, and the
+    // one cookie is the device cookie (HttpOnly, naming no secret), which keeps this browser known to
+    // the administrator failure limit.
     expect(await page.evaluate(() => sessionStorage.getItem('parley.adminToken'))).toBe(ADMIN_TOKEN);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
-    expect(await page.context().cookies()).toEqual([]);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([['parley_device', true, 'Strict']]);
+    expect(cookies[0]!.value).not.toContain(ADMIN_TOKEN);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
 
     await page.reload();
     await page.waitForSelector('#console:not([hidden])');
