@@ -58,13 +58,14 @@ function sourceFiles(directory: string): string[] {
 
 /**
  * Where a transaction may be opened without perform: the store itself, perform, the bookkeeping
- * below the features that makes no change and takes no retry key (a limit charge, an alert budget,
+ * below the features that makes no change and takes no retry key (a limit charge, an administrator's known address, an alert budget,
  * the webhook outbox's settlement and its bound), a read that wants one snapshot, and the offline importer, which
  * runs with every server stopped (nobody to wake, no retry key) and rolls a dry run back by throwing.
  */
 const TRANSACTIONS_ALLOWED = new Set([
   'writes/perform.ts',
   'http/auth.ts',
+  'http/admin-trust.ts',
   'alerts/budgets.ts',
   'webhooks/delivery.ts',
   'webhooks/outbox-bound.ts',
