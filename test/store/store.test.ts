@@ -2,9 +2,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { isUniqueViolation } from '../../src/store/errors.ts';
-import { executeTogether } from '../../src/store/observed-dialect.ts';
+import { executeTogether } from '../../src/store/sent-together.ts';
 import { createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
 /** Store behaviour every dialect must share; this file runs once on SQLite and once on PostgreSQL. */
