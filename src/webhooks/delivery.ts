@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { postJson, type PostOutcome } from '../http/post-json.ts';
-import type { Command } from '../store/store.ts';
-import type { Store } from '../store/store.ts';
+import type { Command, Store } from '../store/store.ts';
 import type { Database } from '../store/schema.ts';
 import { signature } from './signature.ts';
 import type { WebhookOutboxTable } from './tables.ts';
