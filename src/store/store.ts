@@ -10,7 +10,8 @@ import type { Database } from './schema.ts';
  *
  * SQLite (sqlite/store.ts), one writer for the whole file:
  *  1. queue: the command waits in GroupCommit's bounded queue (full: 503 store_busy);
- *  2. batch: on the next turn of the event loop the queued commands run in one BEGIN IMMEDIATE;
+ *  2. batch: on the next turn of the event loop (under load, once the last batch's sync is over)
+ *     up to MAX_BATCH queued commands run in one BEGIN IMMEDIATE transaction;
  *  3. savepoint: each command runs in a savepoint of its own, so what it throws (a refusal
  *     included) rolls back its own work only;
  *  4. command: perform looks the retry key up, runs the write and records its changes (the webhook
@@ -20,8 +21,9 @@ import type { Database } from './schema.ts';
  *  7. durable: one fsync of the write-ahead log off the event loop (sqlite/wal-sync.ts);
  *  8. outcomes: only then does each command's promise settle, and perform publishes its changes.
  * PostgreSQL (postgres/store.ts): each command has a transaction and a pooled connection of its
- * own; its BEGIN leaves with its first statement and its COMMIT with the change counter's advance
- * (sent-together.ts); the participants run before the COMMIT; PostgreSQL groups concurrent commits.
+ * own; its BEGIN leaves with its first statement and, when it wrote, its COMMIT with the change
+ * counter's advance (sent-together.ts); the participants run before the COMMIT; PostgreSQL itself
+ * flushes concurrent commits together.
  *
  * Statements are prepared at three levels, each measured (#12): prepared.ts compiles a hot query's
  * Kysely builder once per dialect; below Kysely, sqlite/statement-cache.ts keeps better-sqlite3's
