@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // bench/.cache holds the benchmark's own builds and seeded stores (see bench/.gitignore).
-  { ignores: ['node_modules/', 'data/', 'dist/', 'web/dist/', 'coverage/', 'bench/.cache/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'web/dist/', 'coverage/', 'bench/.cache/', '.test-build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

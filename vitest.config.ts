@@ -40,6 +40,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The CLI bundled once from the sources, for the tests that spawn `parley`.
+    globalSetup: ['test/config/source-bundle-setup.ts'],
     // Two workers on a 2-core machine (vitest's default there is one): most files wait on servers,
     // sockets, timers and PostgreSQL rather than compute, so the run takes about half as long.
     maxWorkers: 2,

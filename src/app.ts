@@ -14,7 +14,7 @@ import { proxyTrust } from './http/client-source.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
-import { answerFrameworkError, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
+import { answerFrameworkError, refuseMissingHost, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
 import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
@@ -66,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const live = new ChangeHub(options.config.maxWaiters, clock);
+  const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock);
   const services: Services = {
     config: options.config,
     store: options.store,
@@ -90,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerJsonBody(app);
   registerErrorHandler(app);
   registerRouting(app);
+  refuseMissingHost(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
   // Every change a write makes is published after its commit (see perform); with WEBHOOK_URL it is also recorded for the webhooks.

@@ -15,8 +15,9 @@ export interface Clock {
  * wall clock is ahead again it is followed, and a step forward is followed at once.
  *
  * Not covered: the state lives in this process, so after a restart that follows a step back the
- * earlier wall-clock time is used (limit windows may start over; stored activity times still never
- * go back, see src/store/later-of.ts); other instances keep their own clocks.
+ * earlier wall-clock time is used, and other instances keep their own clocks; the store covers
+ * both: stored activity times never go back (src/store/later-of.ts), and a limit's counter keeps its
+ * window's end, so an earlier time counts on in the window still open (src/limits/limiter.ts).
  */
 function monotonicWallClock(): Clock {
   let anchorTime = -Infinity;

@@ -86,6 +86,8 @@ export interface Config {
   transport: TransportConfig;
   /** MAX_WAITERS: reads held open by ?wait= at once; past it a read with wait answers at once. */
   maxWaiters: number;
+  /** MAX_WAITERS_PER_SOURCE: of those, held for one source (HTTP long-polls and MCP waits together); past it a wait answers at once. */
+  maxWaitersPerSource: number;
   /** EVENTS_HEARTBEAT_SECONDS: how often the operator's event stream sends a comment to keep proxies from closing it. */
   eventsHeartbeatSeconds: number;
   /** SHUTDOWN_DRAIN_SECONDS: how long a stopping server waits for requests under way before it exits without them. */
@@ -95,7 +97,10 @@ export interface Config {
 }
 
 export interface WebhookConfig {
+  /** WEBHOOK_URL without its user information, if it had any. */
   url: string;
+  /** The user information of WEBHOOK_URL as an HTTP Basic `Authorization` value: a credential, never logged. */
+  authorization: string | undefined;
   /** The HMAC key of WEBHOOK_SECRET: the bytes a `whsec_` secret's base64 encodes, or a plain secret's UTF-8 bytes. */
   signingKey: Buffer;
   /** WEBHOOK_INCLUDE_TEXT: the message text goes in the events that concern one message. */
@@ -104,6 +109,10 @@ export interface WebhookConfig {
   firstRetrySeconds: number;
   /** WEBHOOK_GIVE_UP_SECONDS: how long an event is retried before it is given up. */
   giveUpSeconds: number;
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one attempt may take. */
+  timeoutSeconds: number;
+  /** WEBHOOK_OUTBOX_MAX: the most events kept for delivery; past it the oldest are given up. */
+  outboxMax: number;
 }
 
 /** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
@@ -284,12 +293,28 @@ function webhook(env: Env): WebhookConfig | undefined {
     url = undefined;
   }
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ConfigError('WEBHOOK_URL', 'must be an absolute http(s) URL');
+  // fetch refuses a URL with user information: it goes as HTTP Basic authentication instead.
+  let authorization: string | undefined;
+  if (url.username !== '' || url.password !== '') {
+    let credentials: string;
+    try {
+      credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    } catch {
+      throw new ConfigError('WEBHOOK_URL', 'has user information that is not valid percent-encoding');
+    }
+    authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
   return {
-    url: raw,
+    url: authorization === undefined ? raw : url.href,
+    authorization,
     signingKey: signingKey(env),
     includeText: oneOf(env, 'WEBHOOK_INCLUDE_TEXT', ['true', 'false'] as const, 'false') === 'true',
     firstRetrySeconds: integer(env, 'WEBHOOK_RETRY_SECONDS', 5, 1, 3_600),
     giveUpSeconds: integer(env, 'WEBHOOK_GIVE_UP_SECONDS', 86_400, 1, 604_800),
+    timeoutSeconds: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 8, 1, 60),
+    outboxMax: integer(env, 'WEBHOOK_OUTBOX_MAX', 10_000, 1, 10_000_000),
   };
 }
 
@@ -336,6 +361,7 @@ export function readConfig(env: Env): Config {
     transport: transport(env),
     shutdownDrainSeconds: integer(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 3_600),
     maxWaiters: integer(env, 'MAX_WAITERS', 10_000, 0, 1_000_000),
+    maxWaitersPerSource: integer(env, 'MAX_WAITERS_PER_SOURCE', 32, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
     webhook: webhook(env),
   };

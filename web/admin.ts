@@ -14,7 +14,7 @@ import type {
   TopicList,
 } from './api-types.ts';
 import { api, byId, el, errorText, formatTime, randomHex, type ApiResult } from './dom.ts';
-import { openEventStream, type StreamEvent, type StreamState } from './event-stream.ts';
+import { openEventStream, RESET_EVENT, type StreamEvent, type StreamState } from './event-stream.ts';
 
 /**
  * The token lives in sessionStorage: it survives a reload of this tab and dies with the tab, and no
@@ -441,7 +441,11 @@ function streamState(state: StreamState): void {
 }
 
 function onEvent(event: StreamEvent): void {
-  if (event.type.startsWith('conversation.')) {
+  if (event.type === RESET_EVENT) {
+    // The server no longer keeps the events missed since the last one seen: read everything shown again.
+    scheduleInbox(null);
+    if (forumLoaded) scheduleForum();
+  } else if (event.type.startsWith('conversation.')) {
     if ((event.type === 'conversation.created' || event.type === 'conversation.message') && event.conversation_id) news.add(event.conversation_id);
     if (event.type === 'conversation.deleted' && event.conversation_id === current) {
       current = null;
@@ -450,9 +454,13 @@ function onEvent(event: StreamEvent): void {
     }
     scheduleInbox(event.conversation_id ?? null);
   } else if (forumLoaded) {
-    window.clearTimeout(forumTimer);
-    forumTimer = window.setTimeout(() => attempt('forum-status', refreshForum), 200);
+    scheduleForum();
   }
+}
+
+function scheduleForum(): void {
+  window.clearTimeout(forumTimer);
+  forumTimer = window.setTimeout(() => attempt('forum-status', refreshForum), 200);
 }
 
 let threadTouched = false;

@@ -1,5 +1,5 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
-import { api, byId, el, errorText, formatTime, randomHex } from './dom.ts';
+import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, randomHex } from './dom.ts';
 
 interface Session {
   id: string;
@@ -113,10 +113,16 @@ async function read(current: Session, wait: boolean): Promise<'changed' | 'same'
   // A connection that died silently never answers: give up a little after the server would have.
   const timeout = window.setTimeout(() => controller.abort(), (WAIT_SECONDS + 10) * 1000);
   try {
-    const url = `/api/conversations/${current.id}${wait && etag ? `?wait=${WAIT_SECONDS}` : ''}`;
+    const held = wait && etag !== undefined;
+    const url = `/api/conversations/${current.id}${held ? `?wait=${WAIT_SECONDS}` : ''}`;
+    const started = performance.now();
     const result = await api<VisitorConversation>('GET', url, { token: current.token, etag, signal: controller.signal });
     if (session !== current) return 'same';
-    if (result.status === 304) return 'same';
+    if (result.status === 304) {
+      // Not held (the server is full, or a proxy answered): asking again at once would only spin.
+      if (held && (result.retryAfter !== null || performance.now() - started < 1_000)) await pause(earlyAnswerPause(result.retryAfter));
+      return 'same';
+    }
     if (result.status === 200 && result.body) {
       etag = result.etag ?? undefined;
       render(result.body);
@@ -146,11 +152,11 @@ async function follow(current: Session, mine: number): Promise<void> {
       if (outcome === 'gone') return;
       if (failures > 0) setStatus('thread-status', 'Connected again.');
       failures = 0;
-      if (outcome === 'retry') await pause(5_000);
+      if (outcome === 'retry') await pause(jittered(5_000));
     } catch {
       if (session !== current || generation !== mine) return;
       setStatus('thread-status', 'Connection lost: trying again. Nothing you have sent is lost.', true);
-      await pause(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 15_000);
+      await pause(jittered(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 15_000));
       failures += 1;
     }
   }

@@ -31,6 +31,21 @@ export interface ApiResult<T> {
   status: number;
   body: T | null;
   etag: string | null;
+  retryAfter: string | null;
+}
+
+/** `ms` stretched by up to half again at random, so that pages answered together do not ask again together. */
+export function jittered(ms: number): number {
+  return ms * (1 + Math.random() / 2);
+}
+
+/**
+ * The pause after a held read (`?wait=`) answered early, 304 with Retry-After because the server
+ * would not hold it, or sooner than a held read can end: its Retry-After, never under 1 s, jittered.
+ */
+export function earlyAnswerPause(retryAfter: string | null): number {
+  const seconds = Number(retryAfter);
+  return jittered(1000 * Math.max(1, Number.isFinite(seconds) ? seconds : 1));
 }
 
 /** fetch with JSON in and out; a network failure throws, an HTTP error resolves with its status. */
@@ -41,7 +56,7 @@ export async function api<T>(method: string, url: string, options: { token?: str
   if (options.etag) headers['if-none-match'] = options.etag;
   const response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store', signal: options.signal ?? null });
   const text = response.status === 304 ? '' : await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as T) : null, etag: response.headers.get('etag') };
+  return { status: response.status, body: text ? (JSON.parse(text) as T) : null, etag: response.headers.get('etag'), retryAfter: response.headers.get('retry-after') };
 }
 
 export function errorText(result: ApiResult<unknown>): string {

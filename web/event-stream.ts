@@ -3,6 +3,8 @@
  * token in a URL would land in logs and history. Reconnects after any drop with Last-Event-ID, so
  * the server replays what was missed.
  */
+import { jittered } from './dom.ts';
+
 export interface StreamEvent {
   id: string;
   type: string;
@@ -10,6 +12,9 @@ export interface StreamEvent {
   topic_id?: string;
   agent_id?: string;
 }
+
+/** Sent instead of events the server no longer keeps (after a restart, from another instance, or too far behind): refetch. */
+export const RESET_EVENT = 'stream.reset';
 
 export type StreamState = 'live' | 'reconnecting' | 'refused';
 
@@ -21,7 +26,8 @@ export interface StreamOptions {
 
 /** The server writes a comment every 15 s: three missed in a row means the connection is dead, even if no error says so. */
 const SILENCE_MS = 45_000;
-const RETRY_MS = [500, 1_000, 2_000, 5_000, 10_000];
+/** Never under 1 s, jittered: consoles dropped together do not come back together. */
+const RETRY_MS = [1_000, 2_000, 5_000, 10_000];
 
 /** Starts reading; returns the function that stops for good. */
 export function openEventStream(options: StreamOptions): () => void {
@@ -87,7 +93,7 @@ export function openEventStream(options: StreamOptions): () => void {
     }
     if (stopped) return;
     options.onState('reconnecting');
-    const delay = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 10_000;
+    const delay = jittered(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 10_000);
     failures += 1;
     window.setTimeout(() => void connect(), delay);
   };

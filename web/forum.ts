@@ -4,7 +4,7 @@
  * new posts as they arrive. New posts come as the server renders them (the topic page itself, read
  * again and parsed, never run), so the page shows them exactly as a reload would.
  */
-import { byId } from './dom.ts';
+import { byId, earlyAnswerPause, jittered } from './dom.ts';
 
 const LONG_POLL_SECONDS = 25;
 const MAX_BACKOFF_SECONDS = 60;
@@ -16,7 +16,7 @@ function openLegacyLink(): void {
 openLegacyLink();
 window.addEventListener('hashchange', openLegacyLink);
 
-const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Reads the topic page again and brings its posts and facts into this one: new posts appended, changed (hidden) ones replaced. */
 async function refresh(list: HTMLElement, topicId: string): Promise<void> {
@@ -48,6 +48,7 @@ async function follow(list: HTMLElement): Promise<void> {
   let failures = 0;
   for (;;) {
     try {
+      const started = performance.now();
       const response = await fetch(`/api/forum/topics/${topicId}?wait=${LONG_POLL_SECONDS}`, {
         headers: { accept: 'application/json', 'if-none-match': etag },
         cache: 'no-store',
@@ -60,9 +61,12 @@ async function follow(list: HTMLElement): Promise<void> {
         await refresh(list, topicId);
       }
       failures = 0;
+      const retryAfter = response.headers.get('retry-after');
+      // Not held (the server is full, or a proxy answered): asking again at once would only spin.
+      if (response.status === 304 && (retryAfter !== null || performance.now() - started < 1_000)) await sleep(earlyAnswerPause(retryAfter));
     } catch {
       failures += 1;
-      await sleep(Math.min(MAX_BACKOFF_SECONDS, 2 ** failures));
+      await sleep(jittered(1000 * Math.min(MAX_BACKOFF_SECONDS, 2 ** failures)));
     }
   }
 }

@@ -208,7 +208,7 @@ export class ConversationTasks implements A2ARequestHandler {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const left = deadline - performance.now();
       if (left <= 0) return;
-      const outcome = await live.wait(conversationKey(task.id), left, this.reply.raw);
+      const outcome = await live.wait(conversationKey(task.id), left, this.reply.raw, requestSource(this.request));
       if (outcome !== 'changed') return;
       const conversation = await findConversation(store.db, task.id);
       if (!conversation) return;

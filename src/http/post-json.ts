@@ -11,6 +11,23 @@ export function errorCode(error: unknown): string {
   return typeof name === 'string' ? name : 'unknown';
 }
 
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
+
+/**
+ * The class of what went wrong, for a log line an operator acts on: timeout, refused, dns, tls,
+ * reset, redirect N or status N (the receiver answered), or unreachable (CODE) for anything else.
+ */
+export function failureClass(outcome: PostOutcome): string {
+  if (outcome.kind === 'timed_out') return 'timeout';
+  if (outcome.kind === 'answered') return outcome.status >= 300 && outcome.status < 400 ? `redirect ${outcome.status}` : `status ${outcome.status}`;
+  const { code } = outcome;
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'dns';
+  if (TLS_CODE.test(code)) return 'tls';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  return `unreachable (${code})`;
+}
+
 /**
  * One POST of a JSON body to another service (an alert, a webhook): a redirect is answered, never
  * followed (it could lead the body elsewhere), the answer's body is not read, and the whole exchange

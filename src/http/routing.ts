@@ -98,6 +98,20 @@ function setApiHeaders(reply: FastifyReply): void {
   reply.header('Referrer-Policy', 'no-referrer');
 }
 
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400. Node would answer it itself,
+ * with an empty body (the server is made with requireHostHeader off); here it gets the error shape.
+ * HTTP/1.0 requires no Host (health checkers send none) and is served.
+ */
+export function refuseMissingHost(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const { httpVersionMajor, httpVersionMinor, headers } = request.raw;
+    if (headers.host !== undefined || (httpVersionMajor === 1 && httpVersionMinor === 0)) return;
+    setApiHeaders(reply);
+    sendError(reply, new ApiError('invalid_request', { message: 'An HTTP/1.1 request must carry a Host header.', headers: { Connection: 'close' } }));
+  });
+}
+
 /** CONTRACT §1: headers every API response carries. */
 export function registerApiHeaders(app: FastifyInstance): void {
   // Set on arrival (a synchronous hook: no promise per request); every answer, errors included, keeps them.

@@ -43,11 +43,24 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 /**
+ * What every text field refuses: the Unicode non-characters (U+FDD0 to U+FDEF and the last two code
+ * points of every plane). XML cannot hold U+FFFE or U+FFFF, so one in a title made the Atom feeds
+ * ill-formed. (An unpaired surrogate never gets this far: the JSON body parser refuses it.)
+ */
+const NOT_CHARACTERS = '\\p{NChar}';
+
+/**
  * What a one-line field refuses: control characters, the line and paragraph separators (U+2028,
  * U+2029), and the bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
  * U+2069), which reorder what is shown beside the text so that it reads other than it is.
  */
-const SINGLE_LINE_PATTERN = '^[^\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$';
+const SINGLE_LINE_PATTERN = `^[^\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069${NOT_CHARACTERS}]*$`;
+
+/** A short text that is neither shown as a line nor stored as prose (a slug, a filter): no control characters. */
+export const NO_CONTROLS_PATTERN = `^[^\\p{Cc}${NOT_CHARACTERS}]*$`;
+
+/** Text with line breaks: NUL is refused too, as PostgreSQL text cannot hold it. */
+const MULTI_LINE_PATTERN = `^[^\\u0000${NOT_CHARACTERS}]*$`;
 
 /** A one-line text field: trimmed, counted in code points, none of the characters above. */
 export function singleLine(maxLength: number, minLength = 1, description?: string) {
@@ -62,7 +75,7 @@ export function multiLineText(maxLength: number, minLength?: number, description
   return Type.String({
     ...(minLength === undefined ? {} : { minLength }),
     maxLength,
-    pattern: '^[^\\u0000]*$',
+    pattern: MULTI_LINE_PATTERN,
     ...(description ? { description } : {}),
   });
 }
@@ -93,9 +106,9 @@ export const HexToken = Type.String({ pattern: HEX_TOKEN_PATTERN, description: '
 
 /** What each pattern asks for, in words: a validation error names the rule a value broke. */
 export const PATTERN_RULES: Record<string, string> = {
-  [SINGLE_LINE_PATTERN]: 'one line: no control characters, line or paragraph separators, or bidirectional controls',
-  '^[^\\u0000]*$': 'no NUL character',
-  '^[^\\p{Cc}]*$': 'no control characters',
+  [SINGLE_LINE_PATTERN]: 'one line: no control characters, line or paragraph separators, bidirectional controls or non-characters',
+  [MULTI_LINE_PATTERN]: 'text without NUL or non-characters (U+FFFE, U+FFFF, U+FDD0 to U+FDEF and the like)',
+  [NO_CONTROLS_PATTERN]: 'text without control characters or non-characters',
   '^[a-zA-Z0-9_-]{8,80}$': '8 to 80 characters of A-Z, a-z, 0-9, "_" and "-" (^[a-zA-Z0-9_-]{8,80}$)',
   [UUID_PATTERN]: 'a UUID',
   [HEX_TOKEN_PATTERN]: '64 hex characters',

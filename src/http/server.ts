@@ -77,6 +77,16 @@ function capInFlight(handler: (request: IncomingMessage, response: ServerRespons
   };
 }
 
+/**
+ * True for an answer queued behind an earlier unfinished one on its connection (HTTP/1.1
+ * pipelining). Node hands such an answer its socket only once the earlier ones are sent, so it
+ * would not hear the connection close.
+ */
+export function queuedBehindAnother(response: ServerResponse): boolean {
+  const responses = inFlight.get(response.req.socket);
+  return responses !== undefined && responses.values().next().value !== response;
+}
+
 /** Drops a connection past `perSource` open from one source (IPv6 per /64); a trusted proxy's are its own to cap. */
 function capPerSource(server: http.Server, perSource: number, trustProxy: Config['trustProxy']): void {
   const trusted = proxyTrust(trustProxy);
@@ -146,6 +156,8 @@ export function transportServer(config: Config): FastifyServerFactory {
         headersTimeout: transport.headersTimeoutSeconds * 1000,
         keepAliveTimeout: transport.keepAliveTimeoutSeconds * 1000,
         connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+        // A request without Host is refused by the app, in the error shape (see refuseMissingHost).
+        requireHostHeader: false,
       },
       capInFlight(handler, transport.maxPipelinedRequests),
     );

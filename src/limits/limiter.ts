@@ -11,8 +11,11 @@ type ChargeParams = Record<string, string | number>;
 
 /**
  * One more in each of `buckets` windows' buckets, in one statement, except in a bucket that holds
- * its limit already: only the buckets charged come back. A statement per number of buckets,
- * prepared once each.
+ * its limit already: only the buckets charged come back. A bucket is one limit's window for one key
+ * and keeps its window's end: a bucket whose stored end has passed starts the window `now` falls in,
+ * and one whose end is still ahead counts on, whatever window `now` would pick. So a clock that steps
+ * back (another instance behind, a restart after a step) finds the window it closed still closed.
+ * A statement per number of buckets, prepared once each.
  */
 const chargeStatements = new Map<number, Prepared<ChargeParams, { bucket: string }>>();
 
@@ -21,38 +24,43 @@ function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: stri
   if (!statement) {
     const indexes = Array.from({ length: buckets }, (_, index) => index);
     statement = prepare<ChargeParams, { bucket: string }>(
-      indexes.flatMap((index) => [`bucket${index}`, `expiresAt${index}`, `limit${index}`]),
-      (db, p) =>
-        db
+      ['now', ...indexes.flatMap((index) => [`bucket${index}`, `expiresAt${index}`, `limit${index}`])],
+      (db, p) => {
+        const ended = sql<boolean>`limit_counters.expires_at <= cast(${p.now} as bigint)`;
+        return db
           .insertInto('limit_counters')
           .values(indexes.map((index) => ({ bucket: p[`bucket${index}`] as string, count: 1, expires_at: p[`expiresAt${index}`] as number })))
           .onConflict((conflict) =>
             conflict
               .column('bucket')
-              .doUpdateSet((eb) => ({ count: eb('limit_counters.count', '+', 1) }))
+              .doUpdateSet({
+                count: sql<number>`case when ${ended} then 1 else limit_counters.count + 1 end`,
+                expires_at: sql<number>`case when ${ended} then excluded.expires_at else limit_counters.expires_at end`,
+              })
               // Each bucket's own limit, picked by its name.
               .where(
-                sql<boolean>`limit_counters.count < case limit_counters.bucket ${sql.join(
+                sql<boolean>`${ended} or limit_counters.count < case limit_counters.bucket ${sql.join(
                   indexes.map((index) => sql`when ${p[`bucket${index}`]} then cast(${p[`limit${index}`]} as bigint)`),
                   sql` `,
                 )} end`,
               ),
           )
-          .returning('limit_counters.bucket'),
+          .returning('limit_counters.bucket');
+      },
     );
     chargeStatements.set(buckets, statement);
   }
   return statement;
 }
 
-/** The counts of `buckets` buckets, in one statement, prepared once per number of buckets. */
+/** The counts of `buckets` buckets whose windows have not ended, in one statement, prepared once per number of buckets. */
 const lookStatements = new Map<number, Prepared<ChargeParams, { bucket: string; count: number }>>();
 
 function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string; count: number }> {
   let statement = lookStatements.get(buckets);
   if (!statement) {
     const names = Array.from({ length: buckets }, (_, index) => `bucket${index}`);
-    statement = prepare<ChargeParams, { bucket: string; count: number }>(names, (db, p) =>
+    statement = prepare<ChargeParams, { bucket: string; count: number }>(['now', ...names], (db, p) =>
       db
         .selectFrom('limit_counters')
         .select(['bucket', 'count'])
@@ -60,7 +68,8 @@ function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string
           'bucket',
           'in',
           names.map((name) => p[name] as string),
-        ),
+        )
+        .where('expires_at', '>', p.now as number),
     );
     lookStatements.set(buckets, statement);
   }
@@ -112,7 +121,7 @@ export class Limiter {
     const now = this.clock.now();
     const windows = this.windows(charges, now);
     if (windows.length === 0) return undefined;
-    const params: ChargeParams = {};
+    const params: ChargeParams = { now };
     windows.forEach(({ bucket, expiresAt, limit }, index) => {
       params[`bucket${index}`] = bucket;
       params[`expiresAt${index}`] = expiresAt;
@@ -140,7 +149,7 @@ export class Limiter {
     const now = this.clock.now();
     const windows = this.windows(charges, now);
     if (windows.length === 0) return;
-    const params: ChargeParams = {};
+    const params: ChargeParams = { now };
     windows.forEach(({ bucket }, index) => {
       params[`bucket${index}`] = bucket;
     });
@@ -172,10 +181,11 @@ export class Limiter {
     );
   }
 
+  /** The bucket of one window of a limit for a key, and the end of the window `now` falls in (a new window's). */
   private bucket(name: LimitName, window: LimitWindow, key: string, now: number) {
     const length = window.seconds * 1000;
     const start = Math.floor(now / length) * length;
-    return { bucket: `${name}:${window.seconds}:${key}:${start}`, expiresAt: start + length };
+    return { bucket: `${name}:${window.seconds}:${key}`, expiresAt: start + length };
   }
 
   private refusal(name: LimitName, code: 'rate_limited' | 'inbox_at_capacity', expiresAt: number, now: number): ApiError {

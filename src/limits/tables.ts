@@ -1,7 +1,8 @@
 export interface LimitCountersTable {
-  /** rule, window length, key and window start: one fixed window of one limit for one key. */
+  /** Rule, window length and key: one limit's window for one key, holding the window it is in (see expires_at). */
   bucket: string;
   count: number;
+  /** The end of the window counted: a charge after it starts the window it falls in, a charge before it counts on. */
   expires_at: number;
 }
 

@@ -66,16 +66,41 @@ export class EventRing {
     return this.kept.length - this.first;
   }
 
+  /** The sequence the next event recorded will have. */
+  get next(): number {
+    return this.sequence + 1;
+  }
+
+  /** The id of the latest event recorded; undefined before the first. */
+  get latestId(): string | undefined {
+    return this.sequence === 0 ? undefined : `${this.epoch}-${this.sequence}`;
+  }
+
+  private get oldest(): number {
+    return this.kept[this.first]?.sequence ?? this.sequence + 1;
+  }
+
   /**
-   * The events after `lastEventId`. An id this process did not give out (before a restart) or no
-   * longer holds gets every event kept: more than was missed, rather than less.
+   * Where a reader that last received `lastEventId` resumes: the sequence after it. Undefined when
+   * it cannot resume exactly: an id this process did not give out (another start or instance, or
+   * no id at all) or one whose successors are no longer kept.
    */
-  after(lastEventId: string): LiveEvent[] {
+  resumeAfter(lastEventId: string): number | undefined {
     const [epoch, sequence] = lastEventId.split('-');
-    const since = epoch === this.epoch && /^\d+$/.test(sequence ?? '') ? Number(sequence) : 0;
-    const oldest = this.kept[this.first]?.sequence ?? this.sequence + 1;
-    // Kept sequences are consecutive, so the first one after `since` is found by its distance.
-    const skip = since + 1 >= oldest ? Math.min(since - oldest + 1, this.size) : 0;
-    return this.kept.slice(this.first + skip).map(({ event }) => event);
+    if (epoch !== this.epoch || !/^\d+$/.test(sequence ?? '')) return undefined;
+    const next = Number(sequence) + 1;
+    return next >= this.oldest && next <= this.next ? next : undefined;
+  }
+
+  /**
+   * Up to `count` events from `sequence` on, in order; undefined when the event of `sequence` is no
+   * longer kept (its reader fell further behind than the events kept).
+   */
+  from(sequence: number, count: number): LiveEvent[] | undefined {
+    const oldest = this.oldest;
+    if (sequence < oldest) return undefined;
+    // Kept sequences are consecutive, so an event is found by its distance from the oldest.
+    const start = this.first + (sequence - oldest);
+    return this.kept.slice(start, start + count).map(({ event }) => event);
   }
 }

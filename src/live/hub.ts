@@ -16,6 +16,8 @@ export interface Departure {
 interface Waiter {
   key: string;
   tick: number;
+  /** Who waits (the keyed hash of the client address), for the per-source share. */
+  source: string;
   settle(outcome: WaitOutcome): void;
 }
 
@@ -32,6 +34,7 @@ export class ChangeHub {
   private readonly byKey = new Map<string, Set<Waiter>>();
   private readonly byTick = new Map<number, Set<Waiter>>();
   private count = 0;
+  private readonly bySource = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(message: Relayed) => void>();
   private readonly subscribers = new Set<(event: LiveEvent) => void>();
@@ -39,6 +42,7 @@ export class ChangeHub {
 
   constructor(
     private readonly maxWaiters: number,
+    private readonly maxPerSource: number,
     clock: Clock,
   ) {
     this.events = new EventRing(clock);
@@ -50,10 +54,11 @@ export class ChangeHub {
 
   /**
    * Waits up to `milliseconds` for a publish of `key`; undefined at once when MAX_WAITERS wait
-   * already (the caller answers as without waiting). `departure` closing ends the wait at once.
+   * already, or MAX_WAITERS_PER_SOURCE of `source` (the caller answers as without waiting, and says
+   * so). `departure` closing ends the wait at once.
    */
-  wait(key: string, milliseconds: number, departure: Departure): Promise<WaitOutcome> | undefined {
-    if (this.count >= this.maxWaiters) return undefined;
+  wait(key: string, milliseconds: number, departure: Departure, source: string): Promise<WaitOutcome> | undefined {
+    if (this.count >= this.maxWaiters || (this.bySource.get(source) ?? 0) >= this.maxPerSource) return undefined;
     return new Promise<WaitOutcome>((resolve) => {
       // One closure serves as the waiter's settle and as its 'close' listener (on/off rather than once, whose wrapper costs more).
       const settle = (outcome?: WaitOutcome) => {
@@ -61,7 +66,7 @@ export class ChangeHub {
         departure.off('close', settle);
         resolve(outcome ?? 'released');
       };
-      const waiter: Waiter = { key, tick: Math.ceil((performance.now() + milliseconds) / TICK_MS), settle };
+      const waiter: Waiter = { key, tick: Math.ceil((performance.now() + milliseconds) / TICK_MS), source, settle };
       this.add(waiter);
       departure.on('close', settle);
     });
@@ -128,6 +133,7 @@ export class ChangeHub {
     let sameTick = this.byTick.get(waiter.tick);
     if (!sameTick) this.byTick.set(waiter.tick, (sameTick = new Set()));
     sameTick.add(waiter);
+    this.bySource.set(waiter.source, (this.bySource.get(waiter.source) ?? 0) + 1);
     this.count += 1;
     if (!this.sweeper) {
       this.sweeper = setInterval(() => this.sweep(), TICK_MS);
@@ -142,6 +148,9 @@ export class ChangeHub {
     const sameTick = this.byTick.get(waiter.tick);
     sameTick?.delete(waiter);
     if (sameTick?.size === 0) this.byTick.delete(waiter.tick);
+    const fromSource = (this.bySource.get(waiter.source) ?? 1) - 1;
+    if (fromSource > 0) this.bySource.set(waiter.source, fromSource);
+    else this.bySource.delete(waiter.source);
     this.count -= 1;
     if (this.count === 0 && this.sweeper) {
       clearInterval(this.sweeper);

@@ -30,9 +30,14 @@ export interface RouteAnswer {
  */
 const CLIENT_HEADERS = ['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
-/** A path segment from a tool argument: encoded, so that no argument can reach another route. */
+/** The dot segments: a URL parser resolves them (encoded too, as %2E), which would lead the path elsewhere. */
+const DOT_SEGMENTS = new Set(['.', '..']);
+
+/** A path segment from a tool argument: encoded, so that no argument can reach another route; a dot segment is the address of nothing. */
 export function segment(value: unknown): string {
-  return encodeURIComponent(typeof value === 'string' ? value : (JSON.stringify(value) ?? '-'));
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '-');
+  if (DOT_SEGMENTS.has(text)) throw new ApiError('not_found');
+  return encodeURIComponent(text);
 }
 
 function queryString(query: Record<string, unknown> | undefined): Record<string, string> {
@@ -54,15 +59,26 @@ export async function callRoute(request: FastifyRequest, call: RouteCall): Promi
   if (typeof call.token === 'string') headers.authorization = `Bearer ${call.token}`;
   const hasBody = call.body !== undefined;
   if (hasBody) headers['content-type'] = 'application/json';
-  const response = await request.server.inject({
-    method: call.method,
-    url: call.path,
-    query: queryString(call.query),
-    headers,
-    remoteAddress: request.socket.remoteAddress ?? '',
-    ...(hasBody ? { payload: JSON.stringify(call.body) } : {}),
-    ...(call.signal ? { signal: call.signal } : {}),
-  });
+  // inject never removes its listener from the signal: on the MCP request's own signal, each
+  // finished call (its request and answer) would stay in memory for as long as the MCP request.
+  const leaving = new AbortController();
+  const leave = () => leaving.abort();
+  call.signal?.addEventListener('abort', leave, { once: true });
+  if (call.signal?.aborted) leaving.abort();
+  let response: Awaited<ReturnType<typeof request.server.inject>>;
+  try {
+    response = await request.server.inject({
+      method: call.method,
+      url: call.path,
+      query: queryString(call.query),
+      headers,
+      remoteAddress: request.socket.remoteAddress ?? '',
+      ...(hasBody ? { payload: JSON.stringify(call.body) } : {}),
+      signal: leaving.signal,
+    });
+  } finally {
+    call.signal?.removeEventListener('abort', leave);
+  }
   let body: unknown;
   try {
     body = response.body === '' ? undefined : JSON.parse(response.body);

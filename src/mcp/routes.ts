@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_FACTS } from '../http/agent-facts.ts';
@@ -34,6 +35,21 @@ function asksForProgress(body: unknown): boolean {
   return meta?.progressToken !== undefined;
 }
 
+const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
+
+/**
+ * The method of a request whose parameters do not have the types the method takes, when the
+ * endpoint offers the method; undefined otherwise. The SDK would answer such a request -32603
+ * (internal error); it is the client's error, -32602 (invalid params).
+ */
+function misTypedMethod(endpoint: PreparedEndpoint, body: unknown): string | undefined {
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || id === undefined) return undefined;
+  if (method.startsWith('resources/') && endpoint.resources.length === 0) return undefined;
+  const schema = REQUEST_SCHEMAS.get(method);
+  return schema === undefined || schema.safeParse(body).success ? undefined : method;
+}
+
 /** CONTRACT §1's headers, written on the raw answer the transport sends. */
 const API_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
 
@@ -44,9 +60,14 @@ const API_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'no
  */
 async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (request.body === undefined) throw new ApiError('invalid_request', { message: 'The request body must be a JSON-RPC message.' });
+  const misTyped = misTypedMethod(endpoint, request.body);
+  if (misTyped !== undefined) {
+    const error = { code: ErrorCode.InvalidParams, message: `The parameters of ${misTyped} do not have the types it takes.` };
+    return reply.headers(API_HEADERS).send({ jsonrpc: '2.0', id: (request.body as { id: unknown }).id, error });
+  }
   const departed = new AbortController();
   reply.raw.once('close', () => departed.abort());
-  const server = mcpServer(endpoint, { request, signal: departed.signal }, request.server.services.version);
+  const server = mcpServer(endpoint, { request, signal: departed.signal, response: reply.raw }, request.server.services.version);
   // Progress notifications travel in an event stream; every other answer is one JSON body.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
   reply.hijack();

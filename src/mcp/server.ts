@@ -8,6 +8,7 @@ import {
   ReadResourceRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { apiErrorResult, callRoute } from './route-call.ts';
@@ -52,12 +53,18 @@ function resourceList(endpoint: Endpoint, base: string): Resource[] {
 }
 
 /**
+ * The SDK's JSON Schema validator (for elicitations, which these servers never send), one for the
+ * process: made per server by default, its Ajv instance cost about 50 KB of every held request.
+ */
+const schemaValidator = new AjvJsonSchemaValidator();
+
+/**
  * The MCP server of one request (the transport is stateless): tools/list and resources/list from
  * the endpoint, tools/call and resources/read through the app's own routes.
  */
 export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, version: string): Server {
   const capabilities = { tools: { listChanged: false }, ...(endpoint.resources.length > 0 ? { resources: { listChanged: false } } : {}) };
-  const server = new Server({ name: endpoint.name, title: endpoint.title, version }, { capabilities, instructions: endpoint.instructions });
+  const server = new Server({ name: endpoint.name, title: endpoint.title, version }, { capabilities, instructions: endpoint.instructions, jsonSchemaValidator: schemaValidator });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: endpoint.listedTools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -1,5 +1,6 @@
 import type { TObject, TProperties } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
+import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { CallToolResult, Tool as ListedTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { answerAsResult, callRoute, type RouteCall } from './route-call.ts';
@@ -10,6 +11,8 @@ export interface ToolContext {
   request: FastifyRequest;
   /** Aborted when the MCP client goes away. */
   signal: AbortSignal;
+  /** The MCP HTTP answer: its 'close' before the answer is sent means the client went away. */
+  response: ServerResponse;
   /** Reports progress to a client that asked for it (a progressToken); undefined otherwise. */
   progress?: (progress: number, total: number, message: string) => Promise<void>;
 }

@@ -1,14 +1,17 @@
+import type { ServerResponse } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
 import { MCP_FACTS, MCP_WAIT, WAITING_FACTS } from '../http/agent-facts.ts';
 import { ApiError } from '../http/errors.ts';
-import { described, MAX_WAIT_SECONDS, Uuid } from '../http/schemas.ts';
+import { described, Uuid } from '../http/schemas.ts';
 import { ConversationStatusSchema, MessageRecord } from '../inbox/schemas.ts';
+import { conversationKey, type Departure } from '../live/hub.ts';
+import { beginWait, EARLY_ANSWER_RETRY_SECONDS } from '../live/long-poll.ts';
 import type { VisitorConversation } from '../inbox/visitor/schemas.ts';
 import { AccessToken, ConversationId, id, REFUSALS } from './arguments.ts';
 import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess, type RouteAnswer } from './route-call.ts';
 import { toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
-/** A wait shorter than this is not begun: the long-poll takes whole seconds. */
+/** A wait shorter than this is not begun. */
 const SHORTEST_WAIT_MS = 250;
 /**
  * Each round ends in a change of the conversation (a seen marker moving wakes it too) or in the
@@ -46,6 +49,16 @@ function result(conversation: Conversation, fresh: Message[]) {
   });
 }
 
+/** The server would not hold the wait (this source's share, or every wait, is taken): a result now would only be called again at once. */
+function notHeld(retryAfterSeconds: number) {
+  return apiErrorResult(
+    new ApiError('rate_limited', {
+      retryAfterSeconds,
+      message: 'This source already holds as many waits as the server allows (MAX_WAITERS_PER_SOURCE), or the server holds all it can; call again after retry_after_seconds.',
+    }),
+  );
+}
+
 function timeoutSeconds(args: ToolArguments): number {
   const value = args.timeout_s ?? MCP_WAIT.defaultSeconds;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MCP_WAIT.formerMaxSeconds) return Math.min(value, MCP_WAIT.maxSeconds);
@@ -53,27 +66,41 @@ function timeoutSeconds(args: ToolArguments): number {
 }
 
 /**
- * Reads the conversation, then holds on its long-poll (GET with ?wait= and If-None-Match of the
- * ETag just read) until a message comes after the baseline, the conversation stops taking
- * messages, or the time is up. Every read is the visitor route's own, token check and seen
- * marking included.
+ * A held wait's departure: the MCP answer closing (the client went away), or `leave()` when the
+ * read made after the wait began already has what the tool returns.
+ */
+class Leaving implements Departure {
+  private listener: (() => void) | undefined;
+  constructor(private readonly response: ServerResponse) {}
+  on(_event: 'close', listener: () => void): void {
+    this.listener = listener;
+    this.response.on('close', listener);
+  }
+  off(_event: 'close', listener: () => void): void {
+    this.listener = undefined;
+    this.response.off('close', listener);
+  }
+  leave(): void {
+    this.listener?.();
+  }
+}
+
+/**
+ * Reads the conversation, then waits on the change hub for it (in the source's share of waits,
+ * released when the MCP client leaves) until a message comes after the baseline, the conversation
+ * stops taking messages, or the time is up. Every read is the visitor route's own, token check and
+ * seen marking included; the wait itself holds no request of the route, which would cost a request
+ * and an answer of its own in memory for every held call.
  */
 async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   const seconds = timeoutSeconds(args);
   const deadline = performance.now() + seconds * 1000;
-  const read = (wait?: number, etag?: unknown): Promise<RouteAnswer> =>
-    callRoute(context.request, {
-      method: 'GET',
-      path: `/api/conversations/${segment(args.conversation_id)}`,
-      token: args.access_token,
-      query: { wait },
-      headers: typeof etag === 'string' ? { 'if-none-match': etag } : {},
-      signal: context.signal,
-    });
+  const read = (): Promise<RouteAnswer> =>
+    callRoute(context.request, { method: 'GET', path: `/api/conversations/${segment(args.conversation_id)}`, token: args.access_token, signal: context.signal });
 
-  let answer = await read();
-  if (answer.status !== 200) return answerAsResult(answer);
-  let conversation = answer.body as Conversation;
+  const first = await read();
+  if (first.status !== 200) return answerAsResult(first);
+  let conversation = first.body as Conversation;
   let afterId: string | undefined;
   if (args.after_message_id === undefined) {
     afterId = [...conversation.messages].reverse().find((message) => message.role === 'visitor')?.id;
@@ -83,8 +110,6 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
       return apiErrorResult(new ApiError('message_not_found', { field: 'after_message_id', message: 'No message of this conversation has the id in "after_message_id".' }));
     }
   }
-  // The socket of the MCP request is idle on purpose while the route holds the read.
-  context.request.raw.socket?.setTimeout?.(0);
   const started = performance.now();
   const report = context.progress;
   const ticker = report && setInterval(() => void report(Math.round((performance.now() - started) / 1000), seconds, 'waiting for the operator').catch(() => undefined), MCP_WAIT.progressSeconds * 1000);
@@ -95,15 +120,24 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   }
 
   async function waitRounds() {
+    const { live } = context.request.server.services;
+    const key = conversationKey(conversation.conversation_id);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const fresh = messagesAfter(conversation, afterId);
       const left = deadline - performance.now();
       if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
-      const previous = answer;
-      answer = await read(Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), previous.headers.etag);
-      if (answer.status === 304) return result(conversation, []);
-      if (answer.status !== 200) return answerAsResult(answer);
+      const leaving = new Leaving(context.response);
+      // Begun before the read below, so that a change committed after that read still wakes it.
+      const waiting = beginWait(live, key, left, context.request, context.response, leaving);
+      if (waiting === undefined) return notHeld(EARLY_ANSWER_RETRY_SECONDS);
+      const answer = await read();
+      if (answer.status !== 200) {
+        leaving.leave();
+        return answerAsResult(answer);
+      }
       conversation = answer.body as Conversation;
+      if (messagesAfter(conversation, afterId).length > 0 || conversation.status !== 'open') leaving.leave();
+      else if ((await waiting) !== 'changed') return result(conversation, []);
     }
     return result(conversation, messagesAfter(conversation, afterId));
   }

@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import { postJson, type PostOutcome } from '../http/post-json.ts';
+import { failureClass, postJson, type PostOutcome } from '../http/post-json.ts';
 import type { Command, Store } from '../store/store.ts';
-import type { Database } from '../store/schema.ts';
 import { signature } from './signature.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 
@@ -10,15 +8,15 @@ export const DELIVERY_RESULTS = ['delivered', 'failed', 'given_up'] as const;
 /** What became of one attempt: delivered (2xx), failed (to be retried), or failed for the last time. */
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
-/** Events sent together, each within its timeout. */
-const BATCH = 20;
-/** Batches one wake sends before it lets the event loop breathe (it goes on at once after). */
-const MAX_ROUNDS = 50;
+/** Attempts under way at once: a receiver that hangs holds at most this many sockets, each for its timeout. */
+export const CONCURRENCY = 16;
+/** A claimed event is due again this long after its attempt's timeout: when the instance sending it died. */
+const CLAIM_MARGIN_MS = 2_000;
 /** The longest wait between two attempts of an event. */
 const LONGEST_WAIT_MS = 3_600_000;
 /** The longest wait between two looks at the outbox: rows another instance wrote and left are found within it. */
 const LOOK_AGAIN_MS = 60_000;
-/** A wait never shorter than this: rows due but locked by another instance are not spun on. */
+/** A wait never shorter than this: rows due but claimed by another instance are not spun on. */
 const SHORTEST_WAIT_MS = 100;
 /** After the store failed to answer. */
 const STORE_RETRY_MS = 5_000;
@@ -30,8 +28,10 @@ export interface DeliveryLogger {
 
 export interface DeliveryOptions {
   store: Store;
-  /** WEBHOOK_URL: never logged, never in an error or a metric (it may hold a credential). */
+  /** WEBHOOK_URL without user information: never logged, never in an error or a metric. */
   url: string;
+  /** WEBHOOK_URL's user information as HTTP Basic authentication: a credential, never logged. */
+  authorization: string | undefined;
   signingKey: Buffer;
   timeoutMs: number;
   firstRetryMs: number;
@@ -46,66 +46,71 @@ export interface DeliveryOptions {
 
 type OutboxRow = WebhookOutboxTable;
 
-const dueRows = (db: Kysely<Database>, now: number) =>
-  db.selectFrom('webhook_outbox').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(BATCH);
-
-interface Settlement {
-  /** Delivered or given up: gone from the outbox. */
-  done: string[];
-  retries: { id: string; attempts: number; nextAttemptAt: number }[];
+interface Claim {
+  now: number;
+  until: number;
+  limit: number;
+  postgres: boolean;
 }
 
-const settle: Command<Settlement, void> = async (trx, { done, retries }) => {
-  if (done.length > 0) await trx.deleteFrom('webhook_outbox').where('id', 'in', done).execute();
-  for (const retry of retries) {
-    await trx.updateTable('webhook_outbox').set({ attempts: retry.attempts, next_attempt_at: retry.nextAttemptAt }).where('id', '=', retry.id).execute();
-  }
+/**
+ * Claims the due events for one attempt each: the attempt is counted now, so one cut short by a
+ * crash counts too, and the event is due again only after the attempt's timeout (the claim's end).
+ * On PostgreSQL, FOR UPDATE SKIP LOCKED keeps instances claiming together from taking the same rows.
+ */
+const claimDue: Command<Claim, OutboxRow[]> = async (trx, { now, until, limit, postgres }) => {
+  let due = trx.selectFrom('webhook_outbox').select('id').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
+  if (postgres) due = due.forUpdate().skipLocked();
+  const ids = (await due.execute()).map((row) => row.id);
+  if (ids.length === 0) return [];
+  return trx
+    .updateTable('webhook_outbox')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: until }))
+    .where('id', 'in', ids)
+    .returningAll()
+    .execute();
 };
 
-/** A secret-free account of a failed attempt, for the log. */
-function failureOf(outcome: PostOutcome): string {
-  if (outcome.kind === 'timed_out') return 'no answer in time';
-  if (outcome.kind === 'unreachable') return `unreachable (${outcome.code})`;
-  if (outcome.status >= 300 && outcome.status < 400) return `redirect (HTTP ${outcome.status}), not followed`;
-  return `HTTP ${outcome.status}`;
-}
+/** After an attempt: gone from the outbox (delivered or given up), or due again at `retryAt`. */
+const settle: Command<{ id: string; retryAt: number | undefined }, void> = async (trx, { id, retryAt }) => {
+  if (retryAt === undefined) await trx.deleteFrom('webhook_outbox').where('id', '=', id).execute();
+  else await trx.updateTable('webhook_outbox').set({ next_attempt_at: retryAt }).where('id', '=', id).execute();
+};
 
 /**
  * Sends the outbox's due events to WEBHOOK_URL, signed as the Standard Webhooks specification says,
  * and deletes each once the receiver answers 2xx: at least once, with the event's id for the
- * receiver's de-duplication. A failed attempt is retried after a wait that doubles from
- * WEBHOOK_RETRY_SECONDS up to an hour, with jitter, until WEBHOOK_GIVE_UP_SECONDS after the event;
- * then the event is given up (deleted, counted and logged). Woken by each commit that wrote an
- * event; otherwise one timer, set for the next due retry and at most a minute away, so events
- * another instance left behind are found too.
+ * receiver's de-duplication. At most CONCURRENCY attempts are under way, each within its timeout and
+ * settled on its own, so a receiver that hangs on some events delays no other. A failed attempt is
+ * retried after a wait that doubles from WEBHOOK_RETRY_SECONDS up to an hour, with jitter, until
+ * WEBHOOK_GIVE_UP_SECONDS after the event; then the event is given up (deleted, counted and logged).
+ * Woken by each commit that wrote an event and by each attempt that ends; otherwise one timer, set
+ * for the next due retry and at most a minute away, so events another instance left are found too.
  *
- * On PostgreSQL a batch is claimed by locking its rows (FOR UPDATE SKIP LOCKED) in a transaction
- * that lasts until the batch is settled: instances running together send disjoint rows, and the
- * locks of an instance that dies go with its connection, so its rows are due again at once. That
- * transaction waits on the receivers (at most their timeout, within the pool's idle-in-transaction
- * bound): one connection per instance. On SQLite one process serves the data directory and its one
- * worker sends a batch at a time: no claim is needed, and the settlement is a write like any other.
+ * Each attempt first claims its event in a short transaction (claimDue): no transaction stays open
+ * while a receiver answers, and the claim of an instance that dies ends with the attempt's timeout.
  */
 export class WebhookDelivery {
   #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  #claiming: Promise<void> | undefined;
   #again = false;
   #stopped = false;
   #failing = false;
+  readonly #underWay = new Set<Promise<void>>();
 
   constructor(private readonly options: DeliveryOptions) {}
 
-  /** Sends what is due now, and looks again when the next retry is due. */
+  /** Starts attempts of what is due, up to the concurrency bound, and looks again when the next retry is due. */
   wake(): void {
     if (this.#stopped) return;
-    if (this.#running) {
+    if (this.#claiming) {
       this.#again = true;
       return;
     }
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#running = this.#deliverDue().finally(() => {
-      this.#running = undefined;
+    this.#claiming = this.#claimAndSend().finally(() => {
+      this.#claiming = undefined;
       if (this.#again) {
         this.#again = false;
         this.wake();
@@ -117,71 +122,74 @@ export class WebhookDelivery {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    await this.#running;
+    await this.#claiming;
+    await Promise.all(this.#underWay);
   }
 
-  async #deliverDue(): Promise<void> {
-    const { logger } = this.options;
-    let wait: number;
+  async #claimAndSend(): Promise<void> {
+    const { store, clock, timeoutMs } = this.options;
+    const free = CONCURRENCY - this.#underWay.size;
+    if (free <= 0) return;
+    let rows: OutboxRow[];
     try {
-      let sent = 0;
-      for (let round = 0; round < MAX_ROUNDS && !this.#stopped; round += 1) {
-        sent = await this.#deliverBatch();
-        if (sent < BATCH) break;
-      }
-      wait = sent === BATCH ? 0 : await this.#untilNextDue();
+      const now = clock.now();
+      rows = await store.write(claimDue, { now, until: now + timeoutMs + CLAIM_MARGIN_MS, limit: free, postgres: store.dialect === 'postgres' });
     } catch (error) {
-      logger.warn({ error: (error as { code?: unknown }).code ?? 'unknown' }, 'webhooks: the store did not answer; delivery goes on shortly');
-      wait = STORE_RETRY_MS;
+      this.#storeFailed(error);
+      return;
     }
+    for (const row of rows) {
+      const attempt = this.#attempt(row).finally(() => {
+        this.#underWay.delete(attempt);
+        this.wake();
+      });
+      this.#underWay.add(attempt);
+    }
+    if (rows.length < free && !this.#stopped) {
+      try {
+        this.#lookAgainIn(await this.#untilNextDue());
+      } catch (error) {
+        this.#storeFailed(error);
+      }
+    }
+  }
+
+  #storeFailed(error: unknown): void {
+    this.options.logger.warn({ error: (error as { code?: unknown }).code ?? 'unknown' }, 'webhooks: the store did not answer; delivery goes on shortly');
+    this.#lookAgainIn(STORE_RETRY_MS);
+  }
+
+  #lookAgainIn(wait: number): void {
     if (this.#stopped) return;
+    clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.wake(), wait);
     this.#timer.unref();
   }
 
-  /** Sends one batch of due events and settles it; how many it sent. */
-  async #deliverBatch(): Promise<number> {
-    const { store, clock } = this.options;
-    if (store.dialect === 'postgres') {
-      return store.db.transaction().execute(async (trx) => {
-        const rows = await dueRows(trx, clock.now()).forUpdate().skipLocked().execute();
-        if (rows.length > 0) await settle(trx, await this.#attempt(rows));
-        return rows.length;
-      });
+  /** One attempt of a claimed event, settled on its own. */
+  async #attempt(row: OutboxRow): Promise<void> {
+    const outcome = await this.#send(row);
+    let result: DeliveryResult;
+    let retryAt: number | undefined;
+    if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) result = 'delivered';
+    else {
+      retryAt = this.#retryAt(row, this.options.clock.now());
+      result = retryAt === undefined ? 'given_up' : 'failed';
     }
-    const rows = await dueRows(store.db, clock.now()).execute();
-    if (rows.length > 0) await store.write(settle, await this.#attempt(rows));
-    return rows.length;
-  }
-
-  /** Sends the rows together; what becomes of each. */
-  async #attempt(rows: OutboxRow[]): Promise<Settlement> {
-    const outcomes = await Promise.all(rows.map((row) => this.#send(row)));
-    const settlement: Settlement = { done: [], retries: [] };
-    const now = this.options.clock.now();
-    rows.forEach((row, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
-        settlement.done.push(row.id);
-        this.#report('delivered', row, outcome);
-        return;
-      }
-      const nextAttemptAt = this.#retryAt(row, now);
-      if (nextAttemptAt === undefined) {
-        settlement.done.push(row.id);
-        this.#report('given_up', row, outcome);
-      } else {
-        settlement.retries.push({ id: row.id, attempts: row.attempts + 1, nextAttemptAt });
-        this.#report('failed', row, outcome);
-      }
-    });
-    return settlement;
+    this.#report(result, row, outcome);
+    try {
+      await this.options.store.write(settle, { id: row.id, retryAt });
+    } catch (error) {
+      // Not settled: the event is due again when its claim ends, and is sent again (at least once).
+      this.#storeFailed(error);
+    }
   }
 
   #send(row: OutboxRow): Promise<PostOutcome> {
-    const { url, signingKey, timeoutMs, clock } = this.options;
+    const { url, authorization, signingKey, timeoutMs, clock } = this.options;
     const timestamp = Math.floor(clock.now() / 1000);
-    const headers = { 'webhook-id': row.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(signingKey, row.id, timestamp, row.body) };
+    const headers: Record<string, string> = { 'webhook-id': row.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(signingKey, row.id, timestamp, row.body) };
+    if (authorization !== undefined) headers.authorization = authorization;
     return postJson(url, row.body, headers, timeoutMs);
   }
 
@@ -190,7 +198,8 @@ export class WebhookDelivery {
     const { firstRetryMs, giveUpMs, random = Math.random } = this.options;
     const giveUpAt = row.created_at + giveUpMs;
     if (now >= giveUpAt) return undefined;
-    const wait = Math.min(LONGEST_WAIT_MS, firstRetryMs * 2 ** row.attempts);
+    // row.attempts counts this attempt already (see claimDue).
+    const wait = Math.min(LONGEST_WAIT_MS, firstRetryMs * 2 ** Math.max(0, row.attempts - 1));
     return Math.min(giveUpAt, now + Math.ceil(wait * (0.5 + random() / 2)));
   }
 
@@ -204,9 +213,9 @@ export class WebhookDelivery {
       return;
     }
     if (result === 'given_up') {
-      logger.warn({ event_id: row.id, attempts: row.attempts + 1, failure: failureOf(outcome) }, 'webhooks: an event was given up after WEBHOOK_GIVE_UP_SECONDS of failed attempts');
+      logger.warn({ event_id: row.id, attempts: row.attempts, failure: failureClass(outcome) }, 'webhooks: an event was given up after WEBHOOK_GIVE_UP_SECONDS of failed attempts');
     } else if (!this.#failing) {
-      logger.warn({ failure: failureOf(outcome) }, 'webhooks: the receiver did not accept an event; retrying with backoff');
+      logger.warn({ failure: failureClass(outcome) }, 'webhooks: the receiver did not accept an event; retrying with backoff');
     }
     this.#failing = true;
   }

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../clock.ts';
-import { OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
 import type { ChangeOutbox } from '../writes/changes.ts';
 import { DELIVERY_RESULTS, WebhookDelivery } from './delivery.ts';
 import { outboxRecorder } from './outbox.ts';
+import { OutboxBound } from './outbox-bound.ts';
 
 /**
  * Signed webhooks, when WEBHOOK_URL is set: the outbox every write's changes are recorded in, the
@@ -21,19 +21,36 @@ export function registerWebhooks(app: FastifyInstance): ChangeOutbox | undefined
     labelNames: ['result'] as const,
   });
   for (const result of DELIVERY_RESULTS) deliveries.inc({ result }, 0);
+  const dropped = app.metrics.counter({
+    name: 'parley_webhook_events_dropped_total',
+    help: 'Webhook events given up unsent because the outbox held more than WEBHOOK_OUTBOX_MAX (the oldest go first).',
+  });
+  dropped.inc(0);
   const delivery = new WebhookDelivery({
     store,
     url: webhook.url,
+    authorization: webhook.authorization,
     signingKey: webhook.signingKey,
-    timeoutMs: OUTBOUND_TIMEOUT_MS,
+    timeoutMs: webhook.timeoutSeconds * 1000,
     firstRetryMs: webhook.firstRetrySeconds * 1000,
     giveUpMs: webhook.giveUpSeconds * 1000,
     clock: systemClock,
     logger: app.log,
     onResult: (result) => deliveries.inc({ result }),
   });
+  const bound = new OutboxBound({ store, max: webhook.outboxMax, clock: systemClock, logger: app.log, onDropped: (count) => dropped.inc(count) });
   // Events left from before a restart are sent as soon as the app is ready.
-  app.addHook('onReady', async () => delivery.wake());
-  app.addHook('onClose', () => delivery.stop());
-  return { record: outboxRecorder({ includeText: webhook.includeText, clock, deliveryClock: systemClock }), wake: () => delivery.wake() };
+  app.addHook('onReady', async () => {
+    bound.check();
+    delivery.wake();
+  });
+  app.addHook('onClose', async () => {
+    await bound.stop();
+    await delivery.stop();
+  });
+  const wake = () => {
+    bound.check();
+    delivery.wake();
+  };
+  return { record: outboxRecorder({ includeText: webhook.includeText, clock, deliveryClock: systemClock }), wake };
 }

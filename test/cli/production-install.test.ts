@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, freePort, tracked, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
+import { freePort, TSX, tracked, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { temporaryDirs } from './run-cli.ts';
 
 const run = promisify(execFile);
@@ -38,7 +38,7 @@ describe('a production install', () => {
     install = path.join(top, 'install');
     mkdirSync(install);
     await run('cp', ['-a', 'package.json', 'package-lock.json', 'bin', 'node_modules', install], { cwd: ROOT, timeout: 60_000 });
-    await run(process.execPath, [CLI[0]!, path.join(ROOT, 'scripts', 'build.ts'), path.join(install, 'dist')], { cwd: ROOT, timeout: 60_000 });
+    await run(process.execPath, [TSX, path.join(ROOT, 'scripts', 'build.ts'), path.join(install, 'dist')], { cwd: ROOT, timeout: 60_000 });
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'], { cwd: install, timeout: 60_000 });
     await run('chmod', ['-R', 'a-w', install], { timeout: 30_000 });
     writable = path.join(top, 'writable');

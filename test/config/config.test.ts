@@ -95,6 +95,8 @@ describe('readConfig', () => {
     expect(readConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(readConfig({}).maxWaiters).toBe(10_000);
     expect(readConfig({ MAX_WAITERS: '0' }).maxWaiters).toBe(0);
+    expect(readConfig({}).maxWaitersPerSource).toBe(32);
+    expect(readConfig({ MAX_WAITERS_PER_SOURCE: '100' }).maxWaitersPerSource).toBe(100);
     expect(readConfig({}).eventsHeartbeatSeconds).toBe(15);
     expect(readConfig({ EVENTS_HEARTBEAT_SECONDS: '1' }).eventsHeartbeatSeconds).toBe(1);
   });
@@ -133,6 +135,8 @@ describe('readConfig', () => {
     ['MAX_WAITERS', 'many'],
     ['MAX_WAITERS', '-1'],
     ['MAX_WAITERS', '1000001'],
+    ['MAX_WAITERS_PER_SOURCE', 'many'],
+    ['MAX_WAITERS_PER_SOURCE', '-1'],
     ['EVENTS_HEARTBEAT_SECONDS', '0'],
     ['EVENTS_HEARTBEAT_SECONDS', '301'],
     ['EVENTS_HEARTBEAT_SECONDS', '1.5'],

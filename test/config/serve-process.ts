@@ -2,16 +2,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { inject } from 'vitest';
+
+/** tsx as a Node flag. Resolved here: a bare `--import tsx` would be looked up from the child's working directory. */
+export const TSX = `--import=${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}`;
 
 /**
- * The CLI run from source through tsx, as `npm run dev` does: tests exercise the code under test,
- * not the last build (test/cli/production-install.test.ts runs the build).
+ * The Node arguments that run the CLI from the sources under test: the bundle the run's global
+ * setup made of them (test/config/source-bundle-setup.ts), or, without it, src/main.ts through tsx
+ * as `npm run dev` does. Never the last release build (test/cli/production-install.test.ts runs that).
  */
-export const CLI = [
-  // Resolved here: a bare `--import tsx` would be looked up from the child's working directory.
-  `--import=${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}`,
-  fileURLToPath(new URL('../../src/main.ts', import.meta.url)),
-];
+export const CLI: readonly string[] = (() => {
+  const bundle = inject('parleyCliBundle');
+  return bundle ? [bundle] : [TSX, fileURLToPath(new URL('../../src/main.ts', import.meta.url))];
+})();
 
 /** A port that was free a moment ago: listen on port 0, read the port, close. */
 export function freePort(): Promise<number> {

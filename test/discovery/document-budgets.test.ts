@@ -18,7 +18,8 @@ import { startApp, type TestApp } from '../helpers.ts';
 const BUDGETS: Record<string, number> = {
   '/openapi.json': 257_000,
   '/openapi.agent.json': 121_000,
-  'tools/list': 45_000,
+  // Every text field's pattern names the non-characters it refuses (issue 29 item 6): +320 bytes.
+  'tools/list': 45_500,
   '/llms.txt': 5_000,
   '/llms-full.txt': 17_000,
   '/skill.md': 9_000,

@@ -113,6 +113,13 @@ describe('transport-level errors', () => {
     expect(pastCap.closed).toBe(true);
     expect(pastCap.statuses.length).toBeLessThanOrEqual(4);
   });
+
+  it('answers an HTTP/1.1 request without Host (RFC 9112: 400) in the error shape (issue 29 item 9)', async () => {
+    expectTransportError(await exchange(port, ['GET /api/health HTTP/1.1\r\n\r\n']), 400, 'invalid_request');
+    expectTransportError(await exchange(port, ['POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}']), 400, 'invalid_request');
+    // HTTP/1.0 has no Host requirement (health checkers send none): served as before.
+    expect((await exchange(port, ['GET /api/health HTTP/1.0\r\n\r\n'])).status).toBe(200);
+  });
 });
 
 describe('connections per source', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
@@ -58,6 +59,12 @@ async function openStream(headers: Record<string, string> = {}) {
       await reading;
     },
   };
+}
+
+/** More events than the former 1 MiB slow-reader cap held (about 4,800): recorded straight into the ring, as if written. */
+const FILL = 6_000;
+function fillRing(count: number): string[] {
+  return Array.from({ length: count }, () => t.app.services.live.events.record({ type: 'conversation.message', conversation_id: randomUUID(), message_id: randomUUID() }).id);
 }
 
 async function until(condition: () => boolean, attempts = 300): Promise<void> {
@@ -123,6 +130,32 @@ describe('GET /api/admin/events', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await resumed.close();
     expect(resumed.received.map((event) => event.id)).toEqual(first.received.slice(3).map((event) => event.id));
+  });
+
+  it('replays past the former 1 MiB slow-reader cap as its reader reads: every event kept after an old id, in order (issue #29 item 3)', async () => {
+    await listen();
+    const recorded = fillRing(FILL);
+    const resumed = await openStream({ 'last-event-id': recorded[0]! });
+    expect(resumed.response.status).toBe(200);
+    await until(() => resumed.received.length >= FILL - 1, 1_000);
+    await resumed.close();
+    expect(resumed.received.map((event) => event.id)).toEqual(recorded.slice(1));
+  });
+
+  it('tells a reader whose events are no longer kept to refetch (stream.reset), then goes on live: never a 5xx (issue #29 item 3)', async () => {
+    await listen();
+    const recorded = fillRing(FILL);
+    for (const lastEventId of ['00000000-1', 'not an id', `${recorded[0]!.split('-')[0]}-${FILL + 50}`]) {
+      const stream = await openStream({ 'last-event-id': lastEventId });
+      expect(stream.response.status).toBe(200);
+      await createConversation(t);
+      await until(() => stream.received.length >= 2);
+      await stream.close();
+      const [reset, created] = stream.received;
+      expect(reset).toEqual({ id: recorded.at(-1), event: 'stream.reset', data: { type: 'stream.reset', time: new Date(t.clock.now()).toISOString() } });
+      expect(created!.event).toBe('conversation.created');
+      recorded.push(created!.id);
+    }
   });
 
   it('sends a heartbeat comment and outlives the idle-connection close of the transport', async () => {

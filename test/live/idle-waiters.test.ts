@@ -51,7 +51,7 @@ async function until(condition: () => boolean, attempts: number): Promise<void> 
 }
 
 it(`${WAITERS.toLocaleString('en')} idle waiters cost memory only: the figures, and the store still serves at once`, { timeout: 180_000 }, async () => {
-  t = await startApp({ env: { MAX_CONNECTIONS: String(WAITERS + 100), MAX_CONNECTIONS_PER_SOURCE: String(WAITERS + 100), MAX_WAITERS: String(WAITERS) } });
+  t = await startApp({ env: { MAX_CONNECTIONS: String(WAITERS + 100), MAX_CONNECTIONS_PER_SOURCE: String(WAITERS + 100), MAX_WAITERS: String(WAITERS), MAX_WAITERS_PER_SOURCE: String(WAITERS) } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (t.app.server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;

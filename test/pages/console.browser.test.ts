@@ -108,6 +108,32 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
     run.problems.length = 0;
   });
 
+  it('refetches what it shows when the stream says the events it missed are gone (stream.reset, issue #29)', async () => {
+    const page = await run.newPage();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    // The stream's first request is held back, then sent with an id the server never gave out, as after its restart.
+    await page.route('**/api/admin/events', async (route) => {
+      if (!first) return route.continue();
+      first = false;
+      await released;
+      await route.continue({ headers: { ...route.request().headers(), 'last-event-id': '00000000-1' } });
+    });
+    const listed = page.waitForResponse((response) => response.url().includes('/api/admin/conversations?'));
+    await page.goto(`${run.base}/admin/`);
+    await page.fill('#admin-token', ADMIN_TOKEN);
+    await page.press('#admin-token', 'Enter');
+    await page.waitForSelector('#console:not([hidden])');
+    await listed;
+    // Written while no stream was open: its event reaches no one.
+    await createConversation(run.t, { message: 'written before the reset', name: 'Before Reset' });
+    release();
+    await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live');
+    await expect.poll(() => row(page, 'Before Reset').count(), { timeout: 3_000 }).toBe(1);
+    expect(run.problems).toEqual([]);
+  });
+
   it('gives each conversation a URL: Back returns to the previous one, a reload keeps it', async () => {
     const first = await createConversation(run.t, { message: 'First of two', name: 'Url First' });
     const second = await createConversation(run.t, { message: 'Second of two', name: 'Url Second' });

@@ -14,8 +14,8 @@ export interface Delivery {
   body: string;
 }
 
-/** What the receiver answers a request: a status, headers (a redirect's Location), and how long it takes. */
-export type Answer = (delivery: Delivery, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number };
+/** What the receiver answers a request: a status, headers (a redirect's Location), and how long it takes; or nothing at all (hang). */
+export type Answer = (delivery: Delivery, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
 
 export interface Receiver {
   url: string;
@@ -24,6 +24,8 @@ export interface Receiver {
   requests: Delivery[];
   /** The requests answered 2xx: the events delivered. */
   delivered: Delivery[];
+  /** The most requests it held open at once. */
+  mostOpen(): number;
   close(): Promise<void>;
 }
 
@@ -31,14 +33,20 @@ export interface Receiver {
 export async function startReceiver(answer: Answer = () => ({ status: 204 }), port = 0): Promise<Receiver> {
   const requests: Delivery[] = [];
   const delivered: Delivery[] = [];
+  let open = 0;
+  let mostOpen = 0;
   const server: Server = createServer((request, response) => {
+    open += 1;
+    mostOpen = Math.max(mostOpen, open);
+    response.on('close', () => (open -= 1));
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       const delivery = { path: request.url ?? '', headers: request.headers, body };
-      const { status, headers, delayMs = 0 } = answer(delivery, requests.length);
+      const { status, headers, delayMs = 0, hang = false } = answer(delivery, requests.length);
       requests.push(delivery);
+      if (hang) return;
       setTimeout(() => {
         if (status >= 200 && status < 300) delivered.push(delivery);
         response.writeHead(status, headers).end();
@@ -52,6 +60,7 @@ export async function startReceiver(answer: Answer = () => ({ status: 204 }), po
     port: bound,
     requests,
     delivered,
+    mostOpen: () => mostOpen,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

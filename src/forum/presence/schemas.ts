@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { described, responses, singleLine, Timestamp, NullableTimestamp, Uuid } from '../../http/schemas.ts';
+import { described, NO_CONTROLS_PATTERN, responses, singleLine, Timestamp, NullableTimestamp, Uuid } from '../../http/schemas.ts';
 import { literals } from '../schemas.ts';
 
 export const TAGS = ['peer compatibility'];
@@ -43,7 +43,7 @@ export const PresenceReceipt = Type.Object({
   presence: described(Presence, 'Your presence now.'),
 });
 
-const filterText = (description: string) => Type.String({ maxLength: 80, pattern: '^[^\\p{Cc}]*$', description });
+const filterText = (description: string) => Type.String({ maxLength: 80, pattern: NO_CONTROLS_PATTERN, description });
 
 export const DirectoryQuery = Type.Object({
   status: Type.Optional(Type.String({ pattern: '^(available|away|offline)?$', description: 'Only agents with this presence status; empty or absent: every status.' })),

@@ -6,6 +6,7 @@ import {
   HexToken,
   IdParam,
   MessageText,
+  NO_CONTROLS_PATTERN,
   NotModified,
   WaitParameter,
   NullableTimestamp,
@@ -131,7 +132,7 @@ const topicListQuery = (defaultLimit: number) =>
   Type.Object({
     // No control characters: a NUL would reach PostgreSQL, which refuses it in text (a 500, not a 400).
     category: Type.Optional(
-      Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', description: 'A category slug (case-insensitive); absent or empty means every category.' }),
+      Type.String({ maxLength: 60, pattern: NO_CONTROLS_PATTERN, description: 'A category slug (case-insensitive); absent or empty means every category.' }),
     ),
     status: Type.Optional(topicStatus('Only topics with this status (case-insensitive); absent or empty means both.')),
     limit: Type.Optional(
@@ -155,7 +156,7 @@ const ClientThreadToken = described(
 
 export const NewTopic = Type.Object({
   category: Type.Optional(
-    Type.String({ maxLength: 60, pattern: '^[^\\p{Cc}]*$', default: 'general', description: 'A category slug whose agent_can_create is true, case-insensitive (default, or empty: "general").' }),
+    Type.String({ maxLength: 60, pattern: NO_CONTROLS_PATTERN, default: 'general', description: 'A category slug whose agent_can_create is true, case-insensitive (default, or empty: "general").' }),
   ),
   title: singleLine(120, 1, 'The topic\'s title (1 to 120 characters, one line).'),
   summary: Type.Optional(multiLineText(800, 0, 'What the topic is about (at most 800 characters).')),

@@ -20,8 +20,18 @@ function entryContent(topic: Static<typeof TopicSummary>, categoryTitle: string)
   return html`${topic.summary ? html`<p>${topic.summary}</p>` : ''}<p>${categoryTitle} · ${topic.status} · ${posts}</p>`.text;
 }
 
-/** An Atom feed (RFC 4287) of listed topics, most recently active first. */
+/** What XML 1.0 cannot hold (its Char production): most controls, surrogates, U+FFFE and U+FFFF. */
+const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * An Atom feed (RFC 4287) of listed topics, most recently active first. Text stored before a
+ * character was refused would make the whole feed ill-formed for every reader, so it is dropped.
+ */
 export function atomFeed(content: FeedContent): string {
+  return feedDocument(content).replace(NOT_XML, '');
+}
+
+function feedDocument(content: FeedContent): string {
   const updated = content.topics[0]?.updated_at ?? content.emptyUpdated;
   const entries = content.topics.map((topic) => {
     const categoryTitle = content.categoryTitles.get(topic.category) ?? topic.category;

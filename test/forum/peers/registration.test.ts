@@ -157,6 +157,18 @@ describe('peer registration (CONTRACT §6.1)', () => {
 });
 
 describe('agent token and revocation', () => {
+  it('a revoked agent retrying its registration gets 409 client_token_conflict, not a duplicate with a dead token (issue 29 item 9)', async () => {
+    t = await startApp();
+    const body = { display_name: 'Retrier', client_access_token: hexToken('c') };
+    const first = await registerRaw(body);
+    expect(first.statusCode).toBe(201);
+    expect((await t.inject({ method: 'POST', url: '/api/peers/revoke', headers: bearer(hexToken('c')) })).statusCode).toBe(200);
+    const retry = await registerRaw(body);
+    expect(retry.statusCode, retry.body).toBe(409);
+    expect(json(retry).code).toBe('client_token_conflict');
+    expect(json(retry).error).toMatch(/revoked/);
+  });
+
   it('answers 401 agent_token_required for an absent, wrong or revoked token; revocation repeats as a duplicate', async () => {
     t = await startApp();
     const agent = await register(t);

@@ -127,7 +127,7 @@ describe('visitor input validation', () => {
 
     it('explains a refused character in words, not as a regular expression', async () => {
       const response = await create(t, { message: 'x', name: 'a\u0007b' });
-      expect(response.json().error).toBe('The field "name" must be one line: no control characters, line or paragraph separators, or bidirectional controls.');
+      expect(response.json().error).toBe('The field "name" must be one line: no control characters, line or paragraph separators, bidirectional controls or non-characters.');
     });
 
     it('refuses NUL in a message (PostgreSQL text cannot hold it; never a 500)', async () => {

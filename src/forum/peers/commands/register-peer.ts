@@ -69,10 +69,15 @@ export const registerPeer = defineWrite({
       if (input.registration.client_access_token === undefined) return undefined;
       const existing = await findAgentByTokenHash(db, hashToken(input.accessToken));
       if (!existing) return undefined;
+      // A revoked agent's token is dead: a retry must not hand it back as a working registration.
+      if (existing.revoked_at !== null) return { kind: 'other' };
       if (existing.fingerprint !== storedRegistration(input.registration, input.referral.id).fingerprint) return { kind: 'other' };
       return { kind: 'same', result: { agentId: existing.id } };
     },
-    conflict: { code: 'client_token_conflict', message: 'This client token already belongs to a registration with a different body.' },
+    conflict: {
+      code: 'client_token_conflict',
+      message: 'This client token already belongs to a registration with a different body, or to an agent that was revoked: register with a new client token.',
+    },
     taken: 'client_token_conflict',
   },
 
