@@ -18,12 +18,13 @@ if (postgresDown) {
 
 /**
  * Files that never open the project's store (configuration parsing, the CLI's own SQLite processes,
- * token helpers, the benchmark's own helpers, transport-level attacks on a spawned server): they run in the sqlite project only, once.
+ * token helpers, the store's import layout, the benchmark's own helpers, transport-level attacks on a spawned server): they run in the sqlite project only, once.
  */
 const STORE_INDEPENDENT = [
   'test/config/**',
   'test/cli/**',
   'test/tokens.test.ts',
+  'test/store/layout.test.ts',
   'test/bench/**',
   'test/live/event-ring.test.ts',
   'test/http/transport.test.ts',

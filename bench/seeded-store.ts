@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEED_VERSION, seedStore } from '../scripts/seed.ts';
-import { migrate, openStore, SQLITE_FILE_NAME } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { flushSearchIndex } from '../src/inbox/search-index.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { SQLITE_FILE_NAME } from '../src/store/sqlite/open.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 
 const MARKER_FILE = 'seed.json';
@@ -61,7 +64,7 @@ export async function seededStore(root: string, count: number, fresh: boolean, l
   }
   const building = path.join(cacheRoot, `building-${process.pid}`);
   log(`Seeding ${count} conversations into ${path.relative(root, cacheDir)} (cached for later runs)...`);
-  const store = openStore({ dataDir: building });
+  const store = openStore({ dataDir: building, beforeCommit: [flushSearchIndex] });
   const bound = seedBoundSeconds(count);
   const deadline = performance.now() + bound * 1000;
   let seconds: number;
@@ -98,7 +101,7 @@ export function copySeededStore(cacheDir: string, dataDir: string): void {
 
 /** Ids of `size` seeded conversations spread through the store, for the operator read. */
 export async function sampleConversationIds(dataDir: string, size: number): Promise<string[]> {
-  const store = openStore({ dataDir });
+  const store = openStore({ dataDir, beforeCommit: [flushSearchIndex] });
   try {
     const all = await store.db.selectFrom('conversations').select('id').orderBy('id').execute();
     const stride = Math.max(1, Math.floor(all.length / size));

@@ -13,9 +13,11 @@ import { ConfigError } from '../src/config.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../src/inbox/overview-counters.ts';
 import { REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../src/inbox/schemas.ts';
 import type { ConversationsTable, MessagesTable } from '../src/inbox/tables.ts';
-import { migrate, openStore, type Store } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { openStore } from '../src/store/open-store.ts';
+import type { Store } from '../src/store/store.ts';
 import type { Database } from '../src/store/schema.ts';
-import { flushSearchIndex } from '../src/store/search-index.ts';
+import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { hashToken, newToken, sha256 } from '../src/tokens.ts';
 
 /**
@@ -224,7 +226,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const store = openStore(config);
+  const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
   try {
     await migrate(store);
     const where = store.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';

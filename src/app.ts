@@ -33,7 +33,7 @@ import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
 import type { Services } from './services.ts';
-import type { Store } from './store/database.ts';
+import type { Store } from './store/store.ts';
 import { changeSink } from './writes/changes.ts';
 
 export const VERSION = '0.1.0';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/group-commit.ts';
+import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/sqlite/group-commit.ts';
 
 /** One window of a limit: at most `count` actions per `seconds`. */
 export interface LimitWindow {

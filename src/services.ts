@@ -3,7 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Limiter } from './limits/limiter.ts';
 import type { ChangeHub } from './live/hub.ts';
-import type { Store } from './store/database.ts';
+import type { Store } from './store/store.ts';
 import type { ChangeSink } from './writes/changes.ts';
 
 /** What every feature works with, built once by buildApp (app.services). */

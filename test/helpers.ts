@@ -10,7 +10,11 @@ import { ManualClock } from '../src/clock.ts';
 import { readConfig, type Config } from '../src/config.ts';
 import { ERROR_CODES } from '../src/http/errors.ts';
 import { loggerOptions } from '../src/logging.ts';
-import { migrate, openStore, type Dialect, type Store } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { flushSearchIndex } from '../src/inbox/search-index.ts';
+import { openStore } from '../src/store/open-store.ts';
+import type { Dialect } from '../src/store/dialect.ts';
+import type { Store } from '../src/store/store.ts';
 import { releaseAppDatabase, takeAppDatabase } from './postgres/app-databases.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -46,7 +50,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const secrets = options.unconfigured ? {} : { ADMIN_TOKEN, RATE_SALT };
   const database = TEST_STORE === 'postgres' && !options.env?.DATABASE_URL ? await takeAppDatabase() : undefined;
   const config = readConfig({ ...secrets, DATA_DIR: dataDir, ...(database && { DATABASE_URL: database.url }), ...options.env });
-  const store = openStore(config);
+  const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
   // A PostgreSQL test database is a copy of a template that holds every migration already.
   if (!database) await migrate(store);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { LimitName } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import type { Store } from '../store/database.ts';
+import type { Store } from '../store/store.ts';
 import type { ActivityKind, AlertEvent } from './alerts.ts';
 import type { DigestCounts } from './texts.ts';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import type { Store } from '../store/database.ts';
+import type { Store } from '../store/store.ts';
 import { alertsOff, type ActivityKind, type AlertEvent, type AlertOutcome, type Alerts, type DeliveryListener, type DeliveryResult } from './alerts.ts';
 import { AlertBudgets } from './budgets.ts';
 import { Digest } from './digest.ts';

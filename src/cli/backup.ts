@@ -2,7 +2,7 @@ import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { SECRETS_FILE_NAME } from '../secrets-file.ts';
-import { SQLITE_FILE_NAME } from '../store/database.ts';
+import { SQLITE_FILE_NAME } from '../store/sqlite/open.ts';
 import { createPrivateTemporary, syncDirectory, syncFile } from './durable-files.ts';
 import { CliFailure } from './failure.ts';
 import { readSettings } from './settings.ts';

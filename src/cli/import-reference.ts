@@ -4,7 +4,9 @@ import { systemClock } from '../clock.ts';
 import { seedForum } from '../forum/seed.ts';
 import { insertTopic } from '../forum/topics/queries.ts';
 import { bumpCounters, bumpInvitationCount, counterName } from '../inbox/overview-counters.ts';
-import { migrate, openStore } from '../store/database.ts';
+import { migrate } from '../store/migrate.ts';
+import { flushSearchIndex } from '../inbox/search-index.ts';
+import { openStore } from '../store/open-store.ts';
 import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
 import { refuse } from '../writes/write.ts';
@@ -196,7 +198,7 @@ export async function importReference(file: string, options: { dryRun?: boolean 
     throw error;
   }
   try {
-    const store = openStore(config);
+    const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
     try {
       await migrate(store);
       const counts = await store.write(importAll, { rows, now: systemClock.now(), dryRun: options.dryRun === true });

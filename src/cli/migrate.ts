@@ -1,4 +1,6 @@
-import { migrate as applyMigrations, openStore, pendingMigrations } from '../store/database.ts';
+import { migrate as applyMigrations, pendingMigrations } from '../store/migrate.ts';
+import { flushSearchIndex } from '../inbox/search-index.ts';
+import { openStore } from '../store/open-store.ts';
 import { makePrivate } from '../store/private-files.ts';
 import { DataDirBusy, DataDirLock } from './data-dir-lock.ts';
 import { CliFailure } from './failure.ts';
@@ -24,7 +26,7 @@ export async function migrate(): Promise<void> {
     // Before the store opens, so that the journal files SQLite creates take the database file's mode.
     const madePrivate = config.databaseUrl ? [] : makePrivate(config.dataDir, PRIVATE_FILE_NAMES);
     if (madePrivate.length > 0) console.log(`Made private to their owner (directory 0700, files 0600): ${madePrivate.join(', ')}.`);
-    const store = openStore(config);
+    const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
     try {
       const pending = await pendingMigrations(store);
       await applyMigrations(store);

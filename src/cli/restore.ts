@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { SQLITE_FILE_NAME } from '../store/database.ts';
+import { SQLITE_FILE_NAME } from '../store/sqlite/open.ts';
 import { migrations } from '../store/migrations/index.ts';
 import { createPrivateDirectory } from '../store/private-files.ts';
 import { DataDirBusy, DataDirLock } from './data-dir-lock.ts';

@@ -9,7 +9,10 @@ import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
 import { fillSecretsFromDataDir } from '../secrets-file.ts';
-import { migrate, openStore, type Store } from '../store/database.ts';
+import { flushSearchIndex } from '../inbox/search-index.ts';
+import { migrate } from '../store/migrate.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
 import { storeErrorMeaning } from '../store/error-meanings.ts';
 import { StoreOpenError } from '../store/errors.ts';
 import { pathsOpenToOthers } from '../store/private-files.ts';
@@ -59,7 +62,7 @@ function lockDataDir(config: Config): DataDirLock | undefined {
 
 async function openMigratedStore(config: Config): Promise<Store> {
   try {
-    const store = openStore(config);
+    const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
     await migrate(store);
     return store;
   } catch (error) {

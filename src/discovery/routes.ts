@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import { isConfigured } from '../config.ts';
-import { pendingMigrations } from '../store/database.ts';
+import { pendingMigrations } from '../store/migrate.ts';
 import type { StoreCondition } from '../store/health.ts';
 import { baseUrl } from '../http/urls.ts';
 import { Type } from '@sinclair/typebox';

@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { failureClass, postJson, type PostOutcome } from '../http/post-json.ts';
-import type { Command } from '../store/commands.ts';
-import type { Store } from '../store/database.ts';
+import type { Command, Store } from '../store/store.ts';
 import { signature } from './signature.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 

@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Command } from '../store/commands.ts';
-import type { Store } from '../store/database.ts';
+import type { Command, Store } from '../store/store.ts';
 import type { DeliveryLogger } from './delivery.ts';
 
 /** How often, at most, the events given up to the bound are logged (with their count since the last line). */

@@ -1,7 +1,7 @@
 import type { Alerts } from '../alerts/alerts.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Change } from '../live/events.ts';
-import type { Store } from '../store/database.ts';
+import type { Store } from '../store/store.ts';
 import { isUniqueViolation, storeFault } from '../store/errors.ts';
 import type { ChangeSink } from './changes.ts';
 import { refuse, Refused, type Earlier, type Write, type WriteError } from './write.ts';

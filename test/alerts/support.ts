@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.ts';
 import { createAlerts, TelegramAlerts, type AlertLogger } from '../../src/alerts/telegram.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
-import type { Store } from '../../src/store/database.ts';
+import type { Store } from '../../src/store/store.ts';
 import { adminHeaders, bearer, startApp, type TestApp } from '../helpers.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
 

@@ -8,7 +8,9 @@ import { seedForum } from '../../src/forum/seed.ts';
 import { perform } from '../../src/writes/perform.ts';
 import { moderatorTopic } from '../../src/forum/topics/moderator-topic.ts';
 import { up as moveLobby } from '../../src/store/migrations/0006_fixed_lobby.ts';
-import { migrate, migrator, openStore } from '../../src/store/database.ts';
+import { migrate, migrator } from '../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { newId } from '../../src/tokens.ts';
 import { adminHeaders, bearer, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 import { get, LOBBY, post, register } from './support.ts';
@@ -110,7 +112,7 @@ describe('the lobby at its fixed id (CONTRACT §10 R6)', () => {
 describe.runIf(TEST_STORE === 'sqlite')('migration 0006 through the migrator', () => {
   it('moves the lobby of a store migrated before it, with its posts', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-lobby-'));
-    const store = openStore({ dataDir });
+    const store = openStore({ dataDir, beforeCommit: [flushSearchIndex] });
     try {
       const { error } = await migrator(store.db).migrateTo('0004_change_counter');
       expect(error).toBeUndefined();

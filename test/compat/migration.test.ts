@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrator, openStore, type Store } from '../../src/store/database.ts';
+import { migrate, migrator } from '../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { TEST_STORE } from '../helpers.ts';
 import { postgresRun } from '../postgres/app-databases.ts';
 import { freshDatabase } from '../postgres/databases.ts';
@@ -15,7 +18,7 @@ let cleanUp: () => Promise<void>;
 beforeAll(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-compat-migrate-'));
   const database = TEST_STORE === 'postgres' ? await freshDatabase(postgresRun().runId, 'compat', postgresRun().adminUrl) : undefined;
-  store = openStore({ dataDir, ...(database && { databaseUrl: database.url }) });
+  store = openStore({ dataDir, ...(database && { databaseUrl: database.url }), beforeCommit: [flushSearchIndex] });
   cleanUp = async () => {
     await store.close();
     await database?.drop();

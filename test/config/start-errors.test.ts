@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { migrate, openStore, SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { databaseUrl, freshDatabase, newRunId, unreachableReason } from '../postgres/databases.ts';
 import { freePort, serve, waitFor, type ServeProcess } from './serve-process.ts';
 
@@ -14,7 +17,7 @@ const postgresDown = ci ? undefined : await unreachableReason();
 
 /** A database file whose `conversations` b-tree root page no longer says what kind of page it is. */
 async function damagedDatabase(dataDir: string): Promise<void> {
-  const store = openStore({ dataDir });
+  const store = openStore({ dataDir, beforeCommit: [flushSearchIndex] });
   await migrate(store);
   const { rows } = await sql<{ rootpage: number }>`select rootpage from sqlite_master where name = 'conversations'`.execute(store.db);
   const { rows: sizes } = await sql<{ page_size: number }>`pragma page_size`.execute(store.db);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { inject } from 'vitest';
 import { migrations } from '../../src/store/migrations/index.ts';
-import type { Store } from '../../src/store/database.ts';
+import type { Store } from '../../src/store/store.ts';
 import { createDatabase, databaseUrl, dropDatabase, PREFIX } from './databases.ts';
 import type { PostgresRun } from './global-setup.ts';
 

@@ -1,6 +1,8 @@
 import { tmpdir } from 'node:os';
 import type { TestProject } from 'vitest/node';
-import { migrate, openStore } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { adminUrl, createDatabase, databasesStartingWith, databaseUrl, dropDatabase, dropStaleDatabases, newRunId, PREFIX, unreachableReason, withClient } from './databases.ts';
 
 export interface PostgresRun {
@@ -38,7 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runId = newRunId();
   const template = `${PREFIX}${runId}_template`;
   await createDatabase(template, undefined, url);
-  const store = openStore({ dataDir: tmpdir(), databaseUrl: databaseUrl(template, url) });
+  const store = openStore({ dataDir: tmpdir(), databaseUrl: databaseUrl(template, url), beforeCommit: [flushSearchIndex] });
   try {
     await migrate(store);
   } finally {

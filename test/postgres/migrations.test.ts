@@ -1,7 +1,10 @@
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openStore, type Store } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { migrations } from '../../src/store/migrations/index.ts';
 import { postgresRun } from './app-databases.ts';
 import { freshDatabase } from './databases.ts';
@@ -20,7 +23,7 @@ describe('migrations on PostgreSQL', () => {
   });
 
   it('apply once when six instances migrate one fresh database at the same moment', async () => {
-    stores = Array.from({ length: 6 }, () => openStore({ dataDir: tmpdir(), databaseUrl: database.url }));
+    stores = Array.from({ length: 6 }, () => openStore({ dataDir: tmpdir(), databaseUrl: database.url, beforeCommit: [flushSearchIndex] }));
     const results = await Promise.allSettled(stores.map((store) => migrate(store)));
     expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(stores[0]!.db);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { freePort, serve, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
 import { withClient } from './databases.ts';
@@ -238,7 +239,7 @@ describe.skipIf(!bin && !ci)('the database killed and restarted under write load
   }, 90_000);
 
   it('fails a transaction whose database hangs within one query timeout, rollback included', async () => {
-    const store = openStore({ dataDir: tmpdir(), databaseUrl: cluster.url('parley') });
+    const store = openStore({ dataDir: tmpdir(), databaseUrl: cluster.url('parley'), beforeCommit: [flushSearchIndex] });
     try {
       const started = Date.now();
       const failure = await store.db

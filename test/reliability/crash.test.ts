@@ -2,7 +2,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.ts';
-import { openStore, SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { flushSearchIndex } from '../../src/inbox/search-index.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { ADMIN_TOKEN, RATE_SALT, TEST_STORE } from '../helpers.ts';
 import { processStore, RAISED_LIMITS, seededRandom, type ProcessStore } from './support.ts';
@@ -232,7 +234,7 @@ describe('acknowledged writes survive SIGKILL', () => {
     await server!.stop();
     server = undefined;
 
-    const rowStore = openStore(readConfig({ ADMIN_TOKEN, RATE_SALT, DATA_DIR: store.dataDir, ...(store.databaseUrl && { DATABASE_URL: store.databaseUrl }) }));
+    const rowStore = openStore({ ...readConfig({ ADMIN_TOKEN, RATE_SALT, DATA_DIR: store.dataDir, ...(store.databaseUrl && { DATABASE_URL: store.databaseUrl }) }), beforeCommit: [flushSearchIndex] });
     try {
       const conversations = await rowStore.db.selectFrom('conversations').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
       const messages = await rowStore.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Checkpointer, CHECKPOINT_COMMANDS } from '../../src/store/checkpointer.ts';
-import type { Command } from '../../src/store/commands.ts';
-import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { Checkpointer, CHECKPOINT_COMMANDS } from '../../src/store/sqlite/checkpointer.ts';
+import type { Command } from '../../src/store/store.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
 const insertBucket: Command<string, void> = async (trx, bucket) => {

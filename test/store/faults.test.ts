@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { bearer, createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 import { fillTheDisk } from './disk-full.ts';
 

@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { operatorReply } from '../../src/inbox/commands/append-message.ts';
 import { perform } from '../../src/writes/perform.ts';
-import type { Command } from '../../src/store/commands.ts';
-import { GroupCommit } from '../../src/store/group-commit.ts';
-import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import type { Command } from '../../src/store/store.ts';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { bearer, createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
 const insertBucket =

@@ -9,8 +9,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function migrateInProcess(dataDir: string): Promise<{ code: number | null; output: string }> {
   const script = `
-    import { migrate, openStore, pendingMigrations } from ${JSON.stringify(path.join(ROOT, 'src/store/database.ts'))};
-    const store = openStore({ dataDir: ${JSON.stringify(dataDir)} });
+    import { flushSearchIndex } from ${JSON.stringify(path.join(ROOT, 'src/inbox/search-index.ts'))};
+    import { migrate, pendingMigrations } from ${JSON.stringify(path.join(ROOT, 'src/store/migrate.ts'))};
+    import { openStore } from ${JSON.stringify(path.join(ROOT, 'src/store/open-store.ts'))};
+    const store = openStore({ dataDir: ${JSON.stringify(dataDir)}, beforeCommit: [flushSearchIndex] });
     await migrate(store);
     console.log('pending=' + (await pendingMigrations(store)));
     await store.close();`;

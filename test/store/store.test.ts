@@ -2,9 +2,11 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SQLITE_FILE_NAME } from '../../src/store/database.ts';
+import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { isUniqueViolation } from '../../src/store/errors.ts';
-import { executeTogether } from '../../src/store/observed-dialect.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { executeTogether } from '../../src/store/sent-together.ts';
+import type { BeforeCommit, Command } from '../../src/store/store.ts';
 import { createConversation, json, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
 
 /** Store behaviour every dialect must share; this file runs once on SQLite and once on PostgreSQL. */
@@ -108,6 +110,30 @@ describe(`the store (${TEST_STORE})`, () => {
     expect(isUniqueViolation(settled[1]!.ok ? undefined : settled[1]!.error)).toBe(true);
     // PostgreSQL refuses every statement after a failure in the transaction; SQLite goes on.
     expect(settled[2]!.ok).toBe(TEST_STORE === 'sqlite');
+  });
+
+  it("runs its before-commit participants in each write's transaction, after the command, and rolls the write back when one throws", async () => {
+    t = await startApp();
+    const seen: string[][] = [];
+    const participant: BeforeCommit = async (trx) => {
+      const buckets = (await trx.selectFrom('limit_counters').select('bucket').orderBy('bucket').execute()).map((row) => row.bucket);
+      seen.push(buckets);
+      if (buckets.includes('refused')) throw new Error('the participant refused');
+    };
+    const insert: Command<string, void> = async (trx, bucket) => {
+      await trx.insertInto('limit_counters').values({ bucket, count: 1, expires_at: 1 }).execute();
+    };
+    // A second store on the app's file or database, with a participant of the test's own.
+    const store = openStore({ ...t.config, beforeCommit: [participant] });
+    try {
+      await store.write(insert, 'kept');
+      expect(seen).toEqual([['kept']]);
+      await expect(store.write(insert, 'refused')).rejects.toThrow('the participant refused');
+      expect(seen).toEqual([['kept'], ['kept', 'refused']]);
+      expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([{ bucket: 'kept' }]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('moves the store version after a committed write, not after a transaction that only read', async () => {

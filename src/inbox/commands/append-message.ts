@@ -7,7 +7,7 @@ import { newId } from '../../tokens.ts';
 import { bumpCounters, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
 import { isForeignKeyViolation } from '../../store/errors.ts';
-import { executeTogether, rowsOf, type Settled } from '../../store/observed-dialect.ts';
+import { executeTogether, rowsOf, type Settled } from '../../store/sent-together.ts';
 import { defineWrite, earlierMessage, type Refuse, type RetryKey, type WriteError } from '../../writes/write.ts';
 import { previewOf } from '../preview.ts';
 import { findMessageByClientId, insertMessage, type Role } from '../queries.ts';

@@ -4,7 +4,7 @@ import type { Charge, Limiter } from '../../limits/limiter.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import { counterBump, counterName, invitationCountBump } from '../overview-counters.ts';
-import { executeTogether, rowsOf } from '../../store/observed-dialect.ts';
+import { executeTogether, rowsOf } from '../../store/sent-together.ts';
 import { prepare } from '../../store/prepared.ts';
 import { previewOf } from '../preview.ts';
 import { defineWrite } from '../../writes/write.ts';

@@ -4,7 +4,7 @@ import { bearerToken } from '../../http/auth.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isUuid } from '../../http/schemas.ts';
 import type { ChangeHub } from '../../live/hub.ts';
-import type { Store } from '../../store/database.ts';
+import type { Store } from '../../store/store.ts';
 import { tokenMatches } from '../../tokens.ts';
 import { findTokenHash, type ConversationRow } from '../queries.ts';
 import type { ConversationRows } from './conversation-rows.ts';

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ChangeHub } from '../../live/hub.ts';
-import type { Store } from '../../store/database.ts';
+import type { Store } from '../../store/store.ts';
 import { findConversation, type ConversationRow } from '../queries.ts';
 
 const CACHED_ROWS = 5_000;

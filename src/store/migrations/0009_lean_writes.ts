@@ -11,10 +11,10 @@ import { dialectOf } from '../dialect.ts';
  * - SQLite's full-text indexes are written once per batch, not once per row. FTS5 flushes the
  *   words it holds to a new segment at every SAVEPOINT and RELEASE, and group commit gives each
  *   command its own savepoint, so a trigger that wrote the FTS5 table made a segment per message
- *   (and merges later). The triggers now note the new row in a pending table; the store's
- *   `FLUSH_SEARCH_INDEX` (src/store/search-index.ts) indexes the pending rows before each batch's
- *   COMMIT, in the same transaction, so the index never lags a commit. A row deleted or edited
- *   while pending has nothing in the index yet to delete.
+ *   (and merges later). The triggers now note the new row in a pending table; the inbox's
+ *   before-commit participant `flushSearchIndex` (src/inbox/search-index.ts) indexes the pending
+ *   rows before each batch's COMMIT, in the same transaction, so the index never lags a commit. A
+ *   row deleted or edited while pending has nothing in the index yet to delete.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listConversations, listConversationsQuery } from '../../../src/inbox/operator/queries.ts';
-import { migrate, migrator, openStore } from '../../../src/store/database.ts';
+import { migrate, migrator } from '../../../src/store/migrate.ts';
+import { flushSearchIndex } from '../../../src/inbox/search-index.ts';
+import { openStore } from '../../../src/store/open-store.ts';
 import { searchTerms } from '../../../src/inbox/operator/search.ts';
 import { createConversation, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { admin, insertOperatorMessage, listAll, listPage, reply, setStatus, startRoomyApp } from '../support.ts';
@@ -163,7 +165,7 @@ describe('operator list search and preview', () => {
   // On PostgreSQL the migration's UPDATE is the same statement, and CREATE INDEX indexes every row stored.
   it.runIf(TEST_STORE === 'sqlite')('migration 0008 gives conversations stored before it their preview and indexes them', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-search-migration-'));
-    const store = openStore({ dataDir });
+    const store = openStore({ dataDir, beforeCommit: [flushSearchIndex] });
     try {
       const { error } = await migrator(store.db).migrateTo('0004_change_counter');
       expect(error).toBeUndefined();

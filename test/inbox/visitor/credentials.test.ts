@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SQLITE_FILE_NAME } from '../../../src/store/database.ts';
+import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/open.ts';
 import { createConversation, expectError, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { create, readConversation, reply } from '../support.ts';
 

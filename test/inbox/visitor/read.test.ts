@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SQLITE_FILE_NAME } from '../../../src/store/database.ts';
+import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/open.ts';
 import { adminHeaders, createConversation, ISO_MILLIS, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { insertOperatorMessage, markVisitorMessagesSeenByOperator, readConversation, reply, setStatus, type Message } from '../support.ts';
 

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Command } from './commands.ts';
-import { WriteQueueFullError } from './errors.ts';
-import type { Database } from './schema.ts';
+import { WriteQueueFullError } from '../errors.ts';
+import type { Database } from '../schema.ts';
+import type { Command, WriteStats } from '../store.ts';
 
 /** Writes that may wait for the SQLite writer before more are refused with 503 store_busy. */
 export const DEFAULT_WRITE_QUEUE_LIMIT = 2_000;
@@ -21,16 +21,6 @@ type Settled = { ok: true; outcome: unknown } | { ok: false; error: unknown };
 const SAVEPOINT = CompiledQuery.raw('savepoint parley_command');
 const RELEASE = CompiledQuery.raw('release savepoint parley_command');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint parley_command');
-
-/** What the writer has done since the store opened: a seam for metrics and tests. */
-export interface WriteStats {
-  /** Commands waiting for the writer now. */
-  queued: number;
-  /** Transactions committed (one per batch on SQLite, one per command on PostgreSQL). */
-  batches: number;
-  /** Commands run, committed or refused. */
-  commands: number;
-}
 
 /**
  * Group commit for a store with one writer (SQLite): the commands queued while the writer is busy

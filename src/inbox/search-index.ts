@@ -1,5 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import { dialectOf } from '../store/dialect.ts';
+import type { Database } from '../store/schema.ts';
+import type { BeforeCommit } from '../store/store.ts';
 
 const PENDING = [
   {
@@ -20,16 +22,17 @@ const PENDING = [
 
 /**
  * Indexes the rows that SQLite's search triggers left pending (migration 0009) and empties the
- * pending tables: run by the writer before each batch's COMMIT, in its transaction, and once after
- * migrating, for rows written outside the writer (a seed, an older release's migration). An FTS5
- * table touched at all joins the transaction and costs its COMMIT a sync, so an empty pending table
- * is only read.
+ * pending tables: the store's before-commit participant, run before each batch's COMMIT in its
+ * transaction, and once after migrating, for rows written outside the writer. An FTS5 table
+ * touched at all joins the transaction and costs its COMMIT a sync, so an empty pending table is
+ * only read. PostgreSQL's search indexes (GIN) are written by the statements themselves.
  */
-export async function flushSearchIndex(trx: Kysely<Database>): Promise<void> {
+export const flushSearchIndex: BeforeCommit = async (trx: Kysely<Database>) => {
+  if (dialectOf(trx) === 'postgres') return;
   for (const pending of PENDING) {
     const { rows } = await trx.executeQuery(pending.any);
     if (rows.length === 0) continue;
     await trx.executeQuery(pending.index);
     await trx.executeQuery(pending.clear);
   }
-}
+};

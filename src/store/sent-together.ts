@@ -1,11 +1,7 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
 import type { StoreHealth } from './health.ts';
+import { HealthObserver } from './health-observer.ts';
 import type { Database } from './schema.ts';
-
-const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
-const SAVEPOINT_STATEMENT = /^\s*savepoint\b/i;
-const ROLLBACK_TO_STATEMENT = /^\s*rollback\s+to\b/i;
-const RELEASE_STATEMENT = /^\s*release\b/i;
 
 /** What one statement of executeTogether came to. */
 export type Settled<R = unknown> = { ok: true; result: QueryResult<R> } | { ok: false; error: unknown };
@@ -32,30 +28,38 @@ function isTogether(query: CompiledQuery): query is Together {
  * driver before any is answered: on PostgreSQL's pipelining connection they travel in one round
  * trip; SQLite runs each to its end in turn. Each statement settles on its own, so the caller
  * decides what a failure means; after one fails in a PostgreSQL transaction the others fail too.
- * Only for a store opened by openStore (its dialect is observedDialect).
+ * Only for a store opened by openStore (its dialect is sentTogetherDialect).
  */
 export async function executeTogether(db: Kysely<Database>, statements: readonly CompiledQuery[]): Promise<Settled[]> {
   const together: Together = { sql: TOGETHER_SQL, parameters: [], query: statements[0]!.query, queryId: statements[0]!.queryId, statements };
   return (await db.executeQuery<Settled>(together)).rows;
 }
 
-/** One connection's statements, reported to the store's health as they fail or commit a write. */
-class ObservedConnection implements DatabaseConnection {
-  inTransaction = false;
-  wroteInTransaction = false;
-  failedInTransaction = false;
+/** Statements that replace the dialect's own at the ends of a transaction. */
+export interface TransactionStatements {
+  /** Opens every transaction. */
+  begin?: CompiledQuery | undefined;
   /**
-   * Whether the transaction had written when each open savepoint was taken: a write rolled back to
-   * its savepoint (a command of a batch that failed on a full disk) is no write that committed.
+   * Opens every transaction without an isolation level or access mode of its own, sent with the
+   * transaction's first statement rather than awaited alone (see SendingConnection.executeQuery).
    */
-  wroteAtSavepoints: boolean[] = [];
+  beginWithFirstStatement?: CompiledQuery | undefined;
+  /** Commits a transaction that wrote, and may run more after the commit in the same round trip. */
+  commitAfterWrite?: CompiledQuery | undefined;
+}
+
+/** One connection that sends statements together, each reported to its health observer. */
+class SendingConnection implements DatabaseConnection {
   /** The BEGIN not sent yet: it goes out with the transaction's first statement. */
   pendingBegin: CompiledQuery | undefined;
+  readonly observer: HealthObserver;
 
   constructor(
     readonly inner: DatabaseConnection,
-    private readonly health: StoreHealth,
-  ) {}
+    health: StoreHealth,
+  ) {
+    this.observer = new HealthObserver(health);
+  }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (isTogether(query)) return this.#executeTogether(query.statements) as Promise<QueryResult<R>>;
@@ -94,20 +98,10 @@ class ObservedConnection implements DatabaseConnection {
     try {
       result = await this.inner.executeQuery<R>(query);
     } catch (error) {
-      if (this.inTransaction) this.failedInTransaction = true;
-      this.health.noteError(error);
+      this.observer.failed(error);
       throw error;
     }
-    if (WRITE_STATEMENT.test(query.sql)) {
-      if (this.inTransaction) this.wroteInTransaction = true;
-      else this.health.noteWriteCommitted();
-    } else if (this.inTransaction && SAVEPOINT_STATEMENT.test(query.sql)) {
-      this.wroteAtSavepoints.push(this.wroteInTransaction);
-    } else if (this.inTransaction && ROLLBACK_TO_STATEMENT.test(query.sql)) {
-      this.wroteInTransaction = this.wroteAtSavepoints.at(-1) ?? this.wroteInTransaction;
-    } else if (this.inTransaction && RELEASE_STATEMENT.test(query.sql)) {
-      this.wroteAtSavepoints.pop();
-    }
+    this.observer.succeeded(query.sql);
     return result;
   }
 
@@ -116,8 +110,8 @@ class ObservedConnection implements DatabaseConnection {
   }
 }
 
-class ObservedDriver implements Driver {
-  readonly #connections = new WeakMap<DatabaseConnection, ObservedConnection>();
+class SendingDriver implements Driver {
+  readonly #connections = new WeakMap<DatabaseConnection, SendingConnection>();
 
   constructor(
     private readonly inner: Driver,
@@ -131,53 +125,49 @@ class ObservedDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.inner.acquireConnection();
-    let observed = this.#connections.get(connection);
-    if (!observed) {
-      observed = new ObservedConnection(connection, this.health);
-      this.#connections.set(connection, observed);
+    let sending = this.#connections.get(connection);
+    if (!sending) {
+      sending = new SendingConnection(connection, this.health);
+      this.#connections.set(connection, sending);
     }
-    return observed;
+    return sending;
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection((connection as ObservedConnection).inner);
+    return this.inner.releaseConnection((connection as SendingConnection).inner);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const observed = connection as ObservedConnection;
+    const sending = connection as SendingConnection;
     const { begin, beginWithFirstStatement } = this.statements;
-    if (beginWithFirstStatement && !settings.isolationLevel && !settings.accessMode) observed.pendingBegin = beginWithFirstStatement;
-    else if (begin) await observed.executeQuery(begin);
-    else await this.inner.beginTransaction(observed, settings);
-    observed.inTransaction = true;
-    observed.wroteInTransaction = false;
-    observed.failedInTransaction = false;
-    observed.wroteAtSavepoints = [];
+    if (beginWithFirstStatement && !settings.isolationLevel && !settings.accessMode) sending.pendingBegin = beginWithFirstStatement;
+    else if (begin) await sending.executeQuery(begin);
+    else await this.inner.beginTransaction(sending, settings);
+    sending.observer.began();
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const observed = connection as ObservedConnection;
+    const sending = connection as SendingConnection;
     const { commitAfterWrite } = this.statements;
     // A transaction that ran no statement was never begun on the server: nothing to commit.
-    if (observed.pendingBegin) observed.pendingBegin = undefined;
-    else if (commitAfterWrite && observed.wroteInTransaction) await observed.executeQuery(commitAfterWrite);
-    else await this.inner.commitTransaction(observed);
-    observed.inTransaction = false;
-    if (observed.wroteInTransaction) this.health.noteWriteCommitted();
+    if (sending.pendingBegin) sending.pendingBegin = undefined;
+    else if (commitAfterWrite && sending.observer.wroteInTransaction) await sending.executeQuery(commitAfterWrite);
+    else await this.inner.commitTransaction(sending);
+    sending.observer.committed();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    const observed = connection as ObservedConnection;
+    const sending = connection as SendingConnection;
     try {
-      if (observed.pendingBegin) observed.pendingBegin = undefined;
-      else await this.inner.rollbackTransaction(observed);
+      if (sending.pendingBegin) sending.pendingBegin = undefined;
+      else await this.inner.rollbackTransaction(sending);
     } catch (error) {
       // SQLite ends the transaction by itself when a statement fails for lack of space or an I/O
       // error, so this ROLLBACK fails too ("no transaction is active") and would replace the real
       // cause. After a failed statement Kysely rethrows that statement's error instead.
-      if (!observed.failedInTransaction) throw error;
+      if (!sending.observer.failedInTransaction) throw error;
     } finally {
-      observed.inTransaction = false;
+      sending.observer.rolledBack();
     }
   }
 
@@ -186,27 +176,16 @@ class ObservedDriver implements Driver {
   }
 }
 
-/** Statements that replace the dialect's own at the ends of a transaction. */
-export interface TransactionStatements {
-  /** Opens every transaction. */
-  begin?: CompiledQuery | undefined;
-  /**
-   * Opens every transaction without an isolation level or access mode of its own, sent with the
-   * transaction's first statement rather than awaited alone (see ObservedConnection.executeQuery).
-   */
-  beginWithFirstStatement?: CompiledQuery | undefined;
-  /** Commits a transaction that wrote, and may run more after the commit in the same round trip. */
-  commitAfterWrite?: CompiledQuery | undefined;
-}
-
 /**
- * `dialect`, with every statement's failure and every committed write reported to `health`, and
- * its transactions opened and committed with `statements` where given.
+ * `dialect` whose connections send statements together: a transaction opened and committed with
+ * `statements` where given (a BEGIN sent with the first statement, a COMMIT with what follows it),
+ * and the statements of executeTogether handed over in one go. Every statement's failure and every
+ * committed write is reported to `health` (see HealthObserver).
  */
-export function observedDialect(dialect: Dialect, health: StoreHealth, statements: TransactionStatements = {}): Dialect {
+export function sentTogetherDialect(dialect: Dialect, health: StoreHealth, statements: TransactionStatements = {}): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ObservedDriver(dialect.createDriver(), health, statements),
+    createDriver: () => new SendingDriver(dialect.createDriver(), health, statements),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
