@@ -26,7 +26,8 @@ export function openSqlite(dataDir: string): SQLite.Database {
   }
   const sqlite = new SQLite(file);
   try {
-    const [first] = sqlite.pragma('quick_check(1)') as { quick_check: string }[];
+    sqlite.pragma('busy_timeout = 5000');
+    const [first] = quickCheck(sqlite);
     if (first?.quick_check !== 'ok') throw new StoreOpenError(`${file} is damaged (${first?.quick_check.replace(/\s+/g, ' ')}); restore it from a backup`);
     sqlite.pragma('journal_mode = WAL');
   } catch (error) {
@@ -40,7 +41,6 @@ export function openSqlite(dataDir: string): SQLite.Database {
   // Checkpoints run on a worker thread (see Checkpointer), never inside a COMMIT on this one.
   sqlite.pragma('wal_autocheckpoint = 0');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   // Each command of a batch runs in a savepoint, and SQLite keeps the original of every page a
   // savepoint changes in a sub-journal: a temporary file by default, written page by page. In
   // memory it halves the cost of a follow-up's UPDATE and INSERT (#12). Sub-journals hold the pages
@@ -52,4 +52,23 @@ export function openSqlite(dataDir: string): SQLite.Database {
   // with the rows stored. It is an upper bound, filled only as pages are read.
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   return sqlite;
+}
+
+const SCHEMA_RETRIES = 20;
+const SCHEMA_RETRY_PAUSE_MS = 50;
+
+/**
+ * Instances started together on a new file migrate it together: the schema can change under the
+ * check (SQLITE_SCHEMA, "vtable constructor failed" while another process creates the search
+ * table), and SQLite's remedy is to prepare the statement again. Start-up only, so a blocking pause.
+ */
+function quickCheck(sqlite: SQLite.Database): { quick_check: string }[] {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return sqlite.pragma('quick_check(1)') as { quick_check: string }[];
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_SCHEMA' || attempt >= SCHEMA_RETRIES) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SCHEMA_RETRY_PAUSE_MS);
+    }
+  }
 }
