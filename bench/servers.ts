@@ -64,6 +64,10 @@ function parleyEnv(deployment: Deployment, port: number): Record<string, string>
     LOG_LEVEL,
   };
   for (const name of LIMIT_NAMES) env[`LIMIT_${name}`] = RAISED_LIMIT;
+  // The load generator is one client address: its connections (up to --connections' 1,000) must
+  // not meet the per-source share, which closes the extra ones as they arrive.
+  env.MAX_CONNECTIONS = '2000';
+  env.MAX_CONNECTIONS_PER_SOURCE = '1000';
   for (const name of [
     'TELEGRAM_BOT_TOKEN', 'TELEGRAM_CHAT_ID', 'TELEGRAM_API_BASE', 'PUBLIC_URL', 'TRUST_PROXY',
     'CONVERSATION_MAX_MESSAGES', 'WRITE_QUEUE_LIMIT', 'FORUM_REGISTRATION', 'FORUM_MODERATOR_NAME', 'PUBLIC_DISCUSSION_URL', 'RETENTION_DAYS',

@@ -77,8 +77,8 @@ function remember(services: Services, source: string, expiresAt: number): void {
 }
 
 /**
- * After a successful authentication: the client gets a device cookie (HttpOnly, SameSite=Strict,
- * Secure over https); one that came without a valid cookie (an API client, a first sign-in) makes
+ * After a successful authentication: a browser gets a device cookie (HttpOnly, SameSite=Strict,
+ * Secure over https); a client that came without a valid cookie (an API client, a first sign-in) makes
  * its source known, in the store, so every instance knows it.
  */
 export async function rememberClient(request: FastifyRequest, reply: FastifyReply, source: string): Promise<void> {
@@ -86,7 +86,10 @@ export async function rememberClient(request: FastifyRequest, reply: FastifyRepl
   const now = services.clock.now();
   const issuedAt = deviceIssuedAt(request);
   const nowSeconds = Math.floor(now / 1000);
-  if (issuedAt === undefined || nowSeconds - issuedAt >= DEVICE_RENEWAL_SECONDS) {
+  // Only a browser keeps a cookie, and every browser's fetch says Sec-Fetch-Mode: API clients
+  // (known by their address) are spared a MAC and a header on every answer.
+  const browser = request.headers['sec-fetch-mode'] !== undefined;
+  if (browser && (issuedAt === undefined || nowSeconds - issuedAt >= DEVICE_RENEWAL_SECONDS)) {
     const secure = request.protocol === 'https' ? '; Secure' : '';
     reply.header(
       'set-cookie',
