@@ -53,13 +53,19 @@ function deviceIssuedAt(request: FastifyRequest): number | undefined {
   return safeEqual(match[2]!, deviceMac(request.server.services, issuedAt)) ? issuedAt : undefined;
 }
 
-/** True when the request comes from a device or a source that authenticated lately. */
-export async function isKnownClient(request: FastifyRequest, source: string): Promise<boolean> {
+/** True when this instance already knows the request's device or source: no store read needed. */
+export function knownInMemory(request: FastifyRequest, source: string): boolean {
   if (deviceIssuedAt(request) !== undefined) return true;
   const { services } = request.server;
-  const now = services.clock.now();
   const cached = stateOf(services).knownSources.get(source);
-  if (cached !== undefined && cached > now) return true;
+  return cached !== undefined && cached > services.clock.now();
+}
+
+/** True when the request comes from a device or a source that authenticated lately. */
+export async function isKnownClient(request: FastifyRequest, source: string): Promise<boolean> {
+  if (knownInMemory(request, source)) return true;
+  const { services } = request.server;
+  const now = services.clock.now();
   const row = await services.store.db
     .selectFrom('admin_known_sources')
     .select('expires_at')
@@ -81,7 +87,7 @@ function remember(services: Services, source: string, expiresAt: number): void {
  * Secure over https); a client that came without a valid cookie (an API client, a first sign-in) makes
  * its source known, in the store, so every instance knows it.
  */
-export async function rememberClient(request: FastifyRequest, reply: FastifyReply, source: string): Promise<void> {
+export function rememberClient(request: FastifyRequest, reply: FastifyReply, source: string): Promise<void> | undefined {
   const { services } = request.server;
   const now = services.clock.now();
   const issuedAt = deviceIssuedAt(request);
@@ -102,16 +108,17 @@ export async function rememberClient(request: FastifyRequest, reply: FastifyRepl
   if (cached !== undefined && cached - now > KNOWN_SOURCE_LIFETIME_MS - KNOWN_SOURCE_REFRESH_MS) return;
   const expiresAt = now + KNOWN_SOURCE_LIFETIME_MS;
   // Bookkeeping below the features, as the failure limit's charge: no change, no retry key.
-  await services.store.write(
-    (trx) =>
-      trx
-        .insertInto('admin_known_sources')
-        .values({ source, expires_at: expiresAt })
-        .onConflict((conflict) => conflict.column('source').doUpdateSet({ expires_at: expiresAt }))
-        .execute(),
-    undefined,
-  );
-  remember(services, source, expiresAt);
+  return services.store
+    .write(
+      (trx) =>
+        trx
+          .insertInto('admin_known_sources')
+          .values({ source, expires_at: expiresAt })
+          .onConflict((conflict) => conflict.column('source').doUpdateSet({ expires_at: expiresAt }))
+          .execute(),
+      undefined,
+    )
+    .then(() => remember(services, source, expiresAt));
 }
 
 export interface AdminKnownSourcesTable {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isKnownClient, rememberClient } from './admin-trust.ts';
+import { isKnownClient, knownInMemory, rememberClient } from './admin-trust.ts';
 import { ApiError } from './errors.ts';
 import { safeEqual, sha256 } from '../tokens.ts';
 import { requestSource } from './client-source.ts';
@@ -34,14 +34,36 @@ export function requireAdmin(request: FastifyRequest, reply: FastifyReply): Prom
 }
 
 /** requireAdmin, where `alsoAccepted` (METRICS_TOKEN on /metrics) is let in too and a wrong token is charged the same. */
-export async function requireAdminOr(request: FastifyRequest, reply: FastifyReply, alsoAccepted: string | undefined): Promise<void> {
-  const { config, limiter, store } = request.server.services;
+export function requireAdminOr(request: FastifyRequest, reply: FastifyReply, alsoAccepted: string | undefined): Promise<void> {
+  const { config } = request.server.services;
   const token = bearerToken(request);
   const source = requestSource(request);
-  const right = (candidate: string) => matches(candidate, config.adminToken) || matches(candidate, alsoAccepted);
+  // A connection that authenticated already, for this source (a proxy's connection carries many),
+  // is a known client's: its next requests cost what they cost before the device rule.
+  if (token !== undefined && authenticated.get(request.socket) === source && rightToken(token, config.adminToken, alsoAccepted)) return Promise.resolve();
+  if (token !== undefined && knownInMemory(request, source) && rightToken(token, config.adminToken, alsoAccepted)) {
+    return accepted(request, reply, source);
+  }
+  return checkAdmin(request, reply, token, source, alsoAccepted);
+}
+
+/** Connections whose requests authenticated as the administrator, with the source they came from. */
+const authenticated = new WeakMap<object, string>();
+
+function accepted(request: FastifyRequest, reply: FastifyReply, source: string): Promise<void> {
+  authenticated.set(request.socket, source);
+  return rememberClient(request, reply, source) ?? Promise.resolve();
+}
+
+const rightToken = (candidate: string, adminToken: string | undefined, alsoAccepted: string | undefined) =>
+  matches(candidate, adminToken) || matches(candidate, alsoAccepted);
+
+async function checkAdmin(request: FastifyRequest, reply: FastifyReply, token: string | undefined, source: string, alsoAccepted: string | undefined): Promise<void> {
+  const { config, limiter, store } = request.server.services;
+  const right = (candidate: string) => rightToken(candidate, config.adminToken, alsoAccepted);
   const chargeFailure = (trx: Parameters<Parameters<typeof store.write>[0]>[0]) => limiter.consume(trx, 'ADMIN_AUTH_FAILURE_SOURCE', source);
   if (token !== undefined && (await isKnownClient(request, source))) {
-    if (right(token)) return rememberClient(request, reply, source);
+    if (right(token)) return accepted(request, reply, source);
     // Bookkeeping below the features: no change, no retry key; the limiter's 429 is thrown, so it charges nothing.
     await store.write(chargeFailure, undefined);
     throw new ApiError('admin_token_required');
@@ -53,7 +75,7 @@ export async function requireAdminOr(request: FastifyRequest, reply: FastifyRepl
     }, undefined);
   } catch (error) {
     if (error !== ACCEPTED) throw error;
-    return rememberClient(request, reply, source);
+    return accepted(request, reply, source);
   }
   throw new ApiError('admin_token_required');
 }
