@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { LIMIT_NAMES, readConfig } from '../src/config.ts';
+import { readConfig } from '../src/config.ts';
+import { LIMIT_NAMES } from '../src/limits/names.ts';
 import { freePort, HOST, startServer, type Server } from './processes.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { LimitName } from '../config.ts';
+import type { LimitName } from '../limits/names.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/store.ts';

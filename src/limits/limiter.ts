@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { LimitName, LimitWindow } from '../config.ts';
+import type { LimitName, LimitWindow } from './names.ts';
 import { ApiError } from '../http/errors.ts';
 import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';

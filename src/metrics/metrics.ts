@@ -9,7 +9,7 @@ import {
   type HistogramConfiguration,
 } from 'prom-client';
 import { ALERT_KINDS, type DeliveryResult } from '../alerts/alerts.ts';
-import { LIMIT_NAMES } from '../config.ts';
+import { LIMIT_NAMES } from '../limits/names.ts';
 import type { StoreFault } from '../store/errors.ts';
 
 const STORE_FAULTS: readonly StoreFault[] = ['unreachable', 'no_space', 'io_error', 'corrupt'];

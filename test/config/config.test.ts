@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, LIMIT_NAMES, parseLimit, readConfig } from '../../src/config.ts';
+import { ConfigError, parseLimit, readConfig } from '../../src/config.ts';
+import { LIMIT_NAMES } from '../../src/limits/names.ts';
 import { fillSecretsFromDataDir } from '../../src/secrets-file.ts';
 
 const SECRET = 's'.repeat(32);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import type { LimitName, LimitWindow } from '../../src/config.ts';
+import type { LimitName, LimitWindow } from '../../src/limits/names.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { Limiter, type Charge } from '../../src/limits/limiter.ts';
 import type { Database } from '../../src/store/schema.ts';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_KINDS } from '../../src/alerts/alerts.ts';
-import { LIMIT_NAMES } from '../../src/config.ts';
+import { LIMIT_NAMES } from '../../src/limits/names.ts';
 import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, startApp, type Created, type TestApp } from '../helpers.ts';
 import { scrape, valueOf, type Sample } from './exposition.ts';
 
