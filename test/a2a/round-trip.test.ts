@@ -1,6 +1,6 @@
 import { TaskState, type StreamResponse, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { A2A_FACTS } from '../../src/http/agent-facts.ts';
 import { adminHeaders, countRows, hexToken, recordingAlerts, type TestApp } from '../helpers.ts';
 import { a2aService, asTask, bearerHeader, firstContactMetadata, textOf, tokenOf, userMessage } from './support.ts';
@@ -188,7 +188,7 @@ describe('streaming from the live hub', () => {
     const task = (first.value as StreamResponse).payload!;
     expect(task.$case).toBe('task');
     const taskId = (task.value as { id: string }).id;
-    await waitUntil(() => t.app.services.live.waiting > 0);
+    await vi.waitFor(() => expect(t.app.services.live.waiting).toBeGreaterThan(0));
     await admin(taskId, '/messages', { message: 'Here is my answer.' });
     for await (const event of { [Symbol.asyncIterator]: () => stream }) events.push(event);
     const last = events.at(-1)!.payload!;
@@ -202,7 +202,7 @@ describe('streaming from the live hub', () => {
     const { task, token } = await start();
     const stream = client.resubscribeTask({ id: task.id, tenant: '' }, bearerHeader(token));
     expect((await stream.next()).value).toMatchObject({ payload: { $case: 'task' } });
-    await waitUntil(() => t.app.services.live.waiting > 0);
+    await vi.waitFor(() => expect(t.app.services.live.waiting).toBeGreaterThan(0));
     await admin(task.id, '/status', { status: 'closed' });
     const update = await stream.next();
     expect(update.value).toMatchObject({ payload: { $case: 'statusUpdate', value: { status: { state: TaskState.TASK_STATE_COMPLETED } } } });
@@ -226,8 +226,3 @@ async function refusal(pending: Promise<unknown>): Promise<Record<string, unknow
   return { name: error.name, message: error.message, ...info?.metadata };
 }
 
-/** Polls `condition` every 10 ms, at most 5 s. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 500 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
