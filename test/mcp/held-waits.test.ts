@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { bearer, createConversation, startApp, TEST_STORE, type TestApp } from '../helpers.ts';
+import { heldClients, memoryAfterCollection } from '../live/held-clients.ts';
 
 /*
  * Issue #29 item 2: what held MCP waits (wait_for_reply) cost one instance, against a real listening
@@ -15,35 +13,6 @@ import { bearer, createConversation, startApp, TEST_STORE, type TestApp } from '
 
 const WAITS = 2_000;
 const HEAP_BUDGET_KIB = 36;
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-function memory() {
-  collectGarbage();
-  return process.memoryUsage();
-}
-
-/** Opens `count` connections, each calling wait_for_reply once; prints "ready" once all are sent, exits when stdin closes. */
-const CLIENTS = `
-const net = require('node:net');
-const [port, body, count] = process.argv.slice(1);
-const request = 'POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nAccept: application/json, text/event-stream\\r\\n' +
-  'MCP-Protocol-Version: 2025-06-18\\r\\nContent-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body;
-const sockets = [];
-async function open() {
-  for (let sent = 0; sent < Number(count); sent += 250) {
-    await Promise.all(Array.from({ length: Math.min(250, Number(count) - sent) }, () => new Promise((resolve) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request, resolve));
-      socket.on('error', resolve);
-      sockets.push(socket);
-    })));
-  }
-  console.log('ready');
-}
-process.stdin.on('end', () => { for (const socket of sockets) socket.destroy(); process.exit(0); });
-process.stdin.resume();
-void open();
-`;
 
 let t: TestApp;
 let port: number;
@@ -68,12 +37,15 @@ it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HE
   expect(warm.status).toBe(200);
   expect((await fetch(`http://127.0.0.1:${port}/api/conversations/${created.conversation_id}`, { headers: bearer(created.access_token) })).status).toBe(200);
 
-  const { rss: before, heapUsed: heapBefore } = memory();
-  const clients = spawn(process.execPath, ['-e', CLIENTS, String(port), body, String(WAITS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { rss: before, heapUsed: heapBefore } = memoryAfterCollection();
+  const request =
+    'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+    `MCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const clients = heldClients(port, request, WAITS);
   try {
     // Bounds for a machine under heavy load (each wait reads through the store first), not speeds.
     await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(WAITS), { timeout: 180_000, interval: 50 });
-    const { rss: held, heapUsed: heapHeld } = memory();
+    const { rss: held, heapUsed: heapHeld } = memoryAfterCollection();
     const perWait = (held - before) / WAITS / 1024;
     const heapPerWait = (heapHeld - heapBefore) / WAITS / 1024;
     console.warn(
@@ -83,8 +55,7 @@ it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HE
     );
     expect(heapPerWait).toBeLessThan(HEAP_BUDGET_KIB);
   } finally {
-    clients.stdin.end();
-    await new Promise((resolve) => clients.once('exit', resolve));
+    await clients.release();
   }
   await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(0), { timeout: 30_000, interval: 50 });
 });

@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Opens `count` connections in batches, each sending the raw request once; exits when stdin closes. */
+const CLIENTS = `
+const net = require('node:net');
+const [port, request, count, batch] = process.argv.slice(1);
+const sockets = [];
+async function open() {
+  for (let sent = 0; sent < Number(count); sent += Number(batch)) {
+    await Promise.all(Array.from({ length: Math.min(Number(batch), Number(count) - sent) }, () => new Promise((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request, resolve));
+      socket.on('error', resolve);
+      sockets.push(socket);
+    })));
+  }
+}
+process.stdin.on('end', () => { for (const socket of sockets) socket.destroy(); process.exit(0); });
+process.stdin.resume();
+void open();
+`;
+
+/**
+ * `count` clients in a child process on raw sockets, each sending `request` (a whole HTTP/1.1
+ * request) once and holding its connection, so that only the server's memory is counted (each side
+ * of a connection is a descriptor, and one process may hold 20,000). `release` closes them all.
+ */
+export function heldClients(port: number, request: string, count: number, batch = 250): { child: ChildProcess; release(): Promise<void> } {
+  const child = spawn(process.execPath, ['-e', CLIENTS, String(port), request, String(count), String(batch)], { stdio: ['pipe', 'ignore', 'inherit'] });
+  return {
+    child,
+    release: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** The process's memory after a full collection, so that a figure counts what is held and not garbage. */
+export function memoryAfterCollection(): NodeJS.MemoryUsage {
+  collectGarbage();
+  return process.memoryUsage();
+}
