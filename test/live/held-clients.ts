@@ -2,19 +2,28 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+/**
+ * Local addresses the clients connect from, 127.0.0.2 onwards: each has its own ephemeral ports, so
+ * 10,000 connections do not run out of them after a suite's earlier floods left theirs in TIME_WAIT.
+ */
+const LOCAL_ADDRESSES = 8;
+
 /** Opens `count` connections in batches, each sending the raw request once; exits when stdin closes. */
 const CLIENTS = `
 const net = require('node:net');
 const [port, request, count, batch] = process.argv.slice(1);
 const sockets = [];
+const failures = {};
 async function open() {
   for (let sent = 0; sent < Number(count); sent += Number(batch)) {
-    await Promise.all(Array.from({ length: Math.min(Number(batch), Number(count) - sent) }, () => new Promise((resolve) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request, resolve));
-      socket.on('error', resolve);
+    await Promise.all(Array.from({ length: Math.min(Number(batch), Number(count) - sent) }, (_, index) => new Promise((resolve) => {
+      const localAddress = '127.0.0.' + (2 + ((sent + index) % ${LOCAL_ADDRESSES}));
+      const socket = net.connect({ port: Number(port), host: '127.0.0.1', localAddress }, () => socket.write(request, resolve));
+      socket.on('error', (error) => { failures[error.code] = (failures[error.code] ?? 0) + 1; resolve(); });
       sockets.push(socket);
     })));
   }
+  if (Object.keys(failures).length > 0) console.error('held clients: connections failed ' + JSON.stringify(failures));
 }
 process.stdin.on('end', () => { for (const socket of sockets) socket.destroy(); process.exit(0); });
 process.stdin.resume();
