@@ -118,11 +118,10 @@ async function read(current: Session, wait: boolean): Promise<'changed' | 'same'
     const started = performance.now();
     const result = await api<VisitorConversation>('GET', url, { token: current.token, etag, signal: controller.signal });
     if (session !== current) return 'same';
-    if (result.status === 304) {
-      // Not held (the server is full, or a proxy answered): asking again at once would only spin.
-      if (held && (result.retryAfter !== null || performance.now() - started < 1_000)) await pause(earlyAnswerPause(result.retryAfter));
-      return 'same';
-    }
+    // Not held (the server is full, or a proxy answered): asking again at once would only spin.
+    const early = result.status === 304 && held ? earlyAnswerPause(result.retryAfter, started) : undefined;
+    if (early !== undefined) await pause(early);
+    if (result.status === 304) return 'same';
     if (result.status === 200 && result.body) {
       etag = result.etag ?? undefined;
       render(result.body);

@@ -40,10 +40,12 @@ export function jittered(ms: number): number {
 }
 
 /**
- * The pause after a held read (`?wait=`) answered early, 304 with Retry-After because the server
- * would not hold it, or sooner than a held read can end: its Retry-After, never under 1 s, jittered.
+ * The pause after a held read (`?wait=`, begun at `startedAt`) that answered 304 early, with
+ * Retry-After because the server would not hold it, or sooner than a held read can end: its
+ * Retry-After, never under 1 s, jittered. Undefined when the read was held its time: ask again.
  */
-export function earlyAnswerPause(retryAfter: string | null): number {
+export function earlyAnswerPause(retryAfter: string | null, startedAt: number): number | undefined {
+  if (retryAfter === null && performance.now() - startedAt >= 1_000) return undefined;
   const seconds = Number(retryAfter);
   return jittered(1000 * Math.max(1, Number.isFinite(seconds) ? seconds : 1));
 }

@@ -61,9 +61,9 @@ async function follow(list: HTMLElement): Promise<void> {
         await refresh(list, topicId);
       }
       failures = 0;
-      const retryAfter = response.headers.get('retry-after');
       // Not held (the server is full, or a proxy answered): asking again at once would only spin.
-      if (response.status === 304 && (retryAfter !== null || performance.now() - started < 1_000)) await sleep(earlyAnswerPause(retryAfter));
+      const early = response.status === 304 ? earlyAnswerPause(response.headers.get('retry-after'), started) : undefined;
+      if (early !== undefined) await sleep(early);
     } catch {
       failures += 1;
       await sleep(jittered(1000 * Math.min(MAX_BACKOFF_SECONDS, 2 ** failures)));
