@@ -38,7 +38,7 @@ export async function holdWhileCurrent<State>(request: FastifyRequest, reply: Fa
   while (etagMatches(request.headers['if-none-match'], hold.tag(state))) {
     const left = deadline - performance.now();
     // A client gone before its wait began would never say so again.
-    if (left <= 0 || request.raw.socket?.destroyed) break;
+    if (left <= 0 || request.raw.destroyed || reply.raw.destroyed || request.raw.socket?.destroyed) break;
     const waiting = beginWait(hold.hub, hold.key, left, request, reply.raw);
     if (waiting === undefined) {
       reply.header('Retry-After', String(EARLY_ANSWER_RETRY_SECONDS));
