@@ -18,6 +18,7 @@ import { answerFrameworkError, refuseMissingHost, registerApiHeaders, registerRo
 import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
+import { registerBlocks } from './blocks/routes.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
 import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
@@ -148,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
+  await app.register(registerBlocks);
   registerOldLobbyRedirect(app);
   await app.register(registerForum);
   await app.register(registerPeerThreads);

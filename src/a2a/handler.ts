@@ -4,13 +4,14 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { A2A_FACTS, AUTH_HEADER_TEMPLATE, TOKEN_FACTS } from '../http/agent-facts.ts';
 import { bearerToken } from '../http/auth.ts';
-import { requestSource } from '../http/client-source.ts';
+import { requestSource, requestSources } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { ClientMessageId, isUuid, MessageBody } from '../http/schemas.ts';
 import { validated } from '../http/validation.ts';
 import { followUp } from '../inbox/commands/append-message.ts';
 import { markSeen } from '../inbox/commands/mark-seen.ts';
 import { findConversation, findConversationByToken, listMessages, type ConversationRow } from '../inbox/queries.ts';
+import { visitorAccess } from '../inbox/visitor/auth.ts';
 import { firstContact } from '../inbox/visitor/first-contact.ts';
 import { FirstContact } from '../inbox/visitor/schemas.ts';
 import type { Services } from '../services.ts';
@@ -155,7 +156,7 @@ export class ConversationTasks implements A2ARequestHandler {
   /** The first message: the REST creation's validation, limits and write, keyed by messageId for retries. */
   private async start(message: Message, messageId: string, text: string): Promise<Task> {
     const body = validated(FirstContact, { message: text, ...firstContactFields(message) });
-    const { input, issued } = firstContact(body, requestSource(this.request), this.services);
+    const { input, issued } = firstContact(body, requestSources(this.request), this.services);
     const { result: conversation, duplicate } = await perform(this.services, startTask, {
       ...input,
       // The messageId is part of what makes a retry the same request.
@@ -177,7 +178,7 @@ export class ConversationTasks implements A2ARequestHandler {
     const { services } = this;
     await perform(services, followUp, {
       conversationId: conversation.id,
-      sender: { role: 'visitor', source: requestSource(this.request) },
+      sender: { role: 'visitor', sources: requestSources(this.request), tokenHash: conversation.token_hash },
       body: body.message,
       clientMessageId: messageId,
       cap: services.config.conversationMaxMessages,
@@ -193,6 +194,7 @@ export class ConversationTasks implements A2ARequestHandler {
     if (token === undefined) throw new ApiError('token_required', { message: `Send the conversation token as "${AUTH_HEADER_TEMPLATE}".` });
     const conversation = isUuid(taskId) ? await findConversation(this.services.store.db, taskId.toLowerCase()) : undefined;
     if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
+    visitorAccess(conversation, this.services.clock.now());
     return conversation;
   }
 

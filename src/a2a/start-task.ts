@@ -33,7 +33,7 @@ async function findByFirstMessage(db: Kysely<Database>, { messageId, fingerprint
  * token the server made, which only the first answer carries: knowing a messageId must not be a
  * way into a conversation.
  */
-export const startTask = defineWrite<NewTask, ConversationRow>({
+export const startTask = defineWrite<NewTask, ConversationRow, 'blocked'>({
   name: 'A2A task start',
   retry: {
     find: (db, task: NewTask) => (task.clientSuppliedToken ? createConversation.retry!.find(db, task) : findByFirstMessage(db, task)),

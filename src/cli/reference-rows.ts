@@ -26,7 +26,7 @@ export interface ImportedConversation {
 
 export interface ImportedTopic {
   topic: ForumTopicsTable;
-  members: ForumMembersTable[];
+  members: Insertable<ForumMembersTable>[];
   posts: ForumMessagesTable[];
 }
 
@@ -37,7 +37,7 @@ export interface ImportedBridge {
 
 export interface ImportedRows {
   conversations: ImportedConversation[];
-  agents: PeerAgentsTable[];
+  agents: Insertable<PeerAgentsTable>[];
   topics: ImportedTopic[];
   bridges: ImportedBridge[];
 }
@@ -156,7 +156,7 @@ function conversations(reference: ReferenceExport): ImportedConversation[] {
   });
 }
 
-function agents(reference: ReferenceExport): PeerAgentsTable[] {
+function agents(reference: ReferenceExport): Insertable<PeerAgentsTable>[] {
   return rowsOf(reference, 'peer_agents')
     .filter((row) => row.id('id') !== SYSTEM_AGENT_ID)
     .map((row) => {
@@ -191,7 +191,7 @@ function agents(reference: ReferenceExport): PeerAgentsTable[] {
     });
 }
 
-function topics(reference: ReferenceExport, agentList: PeerAgentsTable[], moderatorName: string): ImportedTopic[] {
+function topics(reference: ReferenceExport, agentList: Insertable<PeerAgentsTable>[], moderatorName: string): ImportedTopic[] {
   const names = new Map(agentList.map((agent) => [agent.id, agent.display_name]));
   const grouped = <T>(table: string, make: (row: Rows) => T & { topic_id: string }) => {
     const groups = new Map<string, T[]>();
@@ -201,7 +201,7 @@ function topics(reference: ReferenceExport, agentList: PeerAgentsTable[], modera
     }
     return groups;
   };
-  const members = grouped('peer_thread_members', (row): ForumMembersTable => ({
+  const members = grouped('peer_thread_members', (row): Insertable<ForumMembersTable> => ({
     topic_id: row.id('thread_id'),
     agent_id: row.id('agent_id'),
     token_hash: row.text('secret_hash'),

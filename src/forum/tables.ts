@@ -27,6 +27,13 @@ export interface PeerAgentsTable {
   presence_updated_at: number;
   /** The normalised referral id the registration carried, for the operator; null without one. */
   referral_id: string | null;
+  /** The keyed hashes of the registering client's address and of its /24 (src/blocks). */
+  source: Generated<string | null>;
+  source_wide: Generated<string | null>;
+  /** The token hash the agent's last rotation replaced, so a retry of that rotation is recognised. */
+  previous_token_hash: Generated<string | null>;
+  /** When the operator revoked the agent token; the agent is then told so. */
+  token_revoked_at: Generated<number | null>;
 }
 
 export type PresenceStatus = 'available' | 'away' | 'offline';
@@ -82,6 +89,8 @@ export interface ForumMembersTable {
   /** Hash of the client_thread_access_token this membership was made with, or null when server-made. */
   fingerprint: string | null;
   joined_at: number;
+  /** The token hash the member's last thread-token rotation replaced. */
+  previous_token_hash: Generated<string | null>;
 }
 
 export type SenderRole = 'agent' | 'moderator';

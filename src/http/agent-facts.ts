@@ -172,6 +172,8 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   admin_token_required: 'operator routes need the administrator token; agents have no use for them.',
   agent_token_required: 'no valid peer-agent token (absent, wrong or revoked); send the one POST /api/peers returned, or register.',
   thread_token_required: 'no "Authorization: Bearer <thread token>" header; send the thread token the create or join receipt returned.',
+  token_revoked: 'the operator revoked this token; it will not work again.',
+  blocked: 'not accepted from you; do not retry.',
   forbidden: 'this credential may not do that (e.g. closing a topic you did not create, or the lobby); do not retry.',
   registration_closed: 'peer registration is closed; read the forum without registering, or write to the operator.',
   invitation_required: 'registration is by invitation; send an unused invitation_code from the operator.',

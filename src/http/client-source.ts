@@ -72,13 +72,24 @@ export function sourceAddress(ip: string): string {
   return address.toString();
 }
 
+/** The wider network a block may cover: an IPv4 address's /24; IPv6 is counted by its /64 already. */
+export function wideSourceAddress(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = unmapped(ipaddr.parse(ip));
+  if (address instanceof ipaddr.IPv4) return `${address.octets.slice(0, 3).join('.')}.0/24`;
+  return sourceAddress(ip);
+}
+
 /** Only this keyed hash of a client address is ever stored (CONTRACT §5). */
 export function sourceKey(ip: string, rateSalt: string): string {
   return keyedHash(rateSalt, sourceAddress(ip));
 }
 
+/** A client address as the limits count it (`source`) and as a widened block covers it (`wide`), both keyed hashes. */
+export type Sources = { source: string; wide: string };
+
 /** The last source worked out on each connection: a client sends many requests on one, from one address. */
-const lastSource = new WeakMap<object, { ip: string; key: string }>();
+const lastSource = new WeakMap<object, { ip: string; key: string; wide?: string }>();
 
 /**
  * The keyed hash of the client address that per-source limits count. Parsing the address and
@@ -92,4 +103,12 @@ export function requestSource(request: FastifyRequest): string {
   const key = sourceKey(clientAddress(request), request.server.services.config.rateSalt ?? '');
   lastSource.set(request.socket, { ip, key });
   return key;
+}
+
+/** requestSource with the keyed hash of its wider network, worked out once per connection as well. */
+export function requestSources(request: FastifyRequest): Sources {
+  const source = requestSource(request);
+  const last = lastSource.get(request.socket)!;
+  last.wide ??= keyedHash(request.server.services.config.rateSalt ?? '', wideSourceAddress(clientAddress(request)));
+  return { source, wide: last.wide };
 }

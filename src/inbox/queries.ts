@@ -28,6 +28,8 @@ export const CONVERSATION_COLUMNS = [
   'revision',
   'last_message_preview',
   'last_message_role',
+  'source',
+  'source_wide',
 ] as const satisfies readonly (keyof ConversationRow)[];
 
 const conversationById = prepare<{ id: string }, ConversationRow>(['id'], (db, p) => db.selectFrom('conversations').selectAll().where('id', '=', p.id));

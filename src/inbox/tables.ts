@@ -22,6 +22,15 @@ export interface ConversationsTable {
   /** The start of the last message (PREVIEW_LENGTH characters) and who wrote it, for the operator list. */
   last_message_preview: Generated<string>;
   last_message_role: Generated<'visitor' | 'admin'>;
+  /** The keyed hashes of the creating client's address and of its /24 (src/blocks); null before blocks existed. */
+  source: Generated<string | null>;
+  source_wide: Generated<string | null>;
+  /** The token hash this conversation's last rotation replaced, so a retry of that rotation is recognised. */
+  previous_token_hash: Generated<string | null>;
+  /** When the operator revoked the token; its owner is then told so. */
+  token_revoked_at: Generated<number | null>;
+  /** When the longest block of this conversation alone ends (Number.MAX_SAFE_INTEGER: never); null when none holds. */
+  blocked_until: Generated<number | null>;
 }
 
 export interface MessagesTable {

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../../http/auth.ts';
+import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
+import { isWrite } from '../peers/auth.ts';
 import { isHexToken } from '../../http/schemas.ts';
 import { hashToken } from '../../tokens.ts';
 import { findMembershipByTokenHash, type MembershipRow } from './queries.ts';
@@ -21,13 +23,13 @@ function pathTopicId(request: FastifyRequest): string {
 async function membershipOf(request: FastifyRequest, topicId: string): Promise<MembershipRow> {
   const token = bearerToken(request);
   if (token === undefined) throw new ApiError('thread_token_required');
-  const membership = isHexToken(token)
-    ? await findMembershipByTokenHash(request.server.services.store.db, hashToken(token))
-    : undefined;
+  const { store, clock } = request.server.services;
+  const membership = isHexToken(token) ? await findMembershipByTokenHash(store.db, hashToken(token), requestSources(request), clock.now()) : undefined;
   // Another topic's token, a revoked agent's token and an unknown token all look like an unknown topic.
   if (!membership || membership.topic_id !== topicId || membership.revoked_at !== null) {
     throw new ApiError('topic_not_found');
   }
+  if (membership.blocked && isWrite(request)) throw new ApiError('blocked');
   return membership;
 }
 

@@ -1,32 +1,41 @@
 import type { Kysely, Selectable } from 'kysely';
+import { agentBlocked } from '../../blocks/queries.ts';
+import type { Sources } from '../../http/client-source.ts';
 import type { Database } from '../../store/schema.ts';
 import type { ForumMembersTable } from '../tables.ts';
 
 type Db = Kysely<Database>;
 export type MemberRow = Selectable<ForumMembersTable>;
+/** A membership as written: a new one has rotated nothing yet. */
+export type NewMember = Omit<MemberRow, 'previous_token_hash'>;
 export type MembershipRow = MemberRow & { revoked_at: number | null; display_name: string };
 
-/** The membership a thread token names, with its agent's revocation and name, in one indexed query. */
-export function findMembershipByTokenHash(db: Db, tokenHash: string): Promise<MembershipRow | undefined> {
-  return db
+/**
+ * The membership a thread token names, with its agent's revocation and name, and whether a block
+ * holds on the agent or the request's source, in one indexed query.
+ */
+export async function findMembershipByTokenHash(db: Db, tokenHash: string, sources: Sources, now: number): Promise<(MembershipRow & { blocked: boolean }) | undefined> {
+  const row = await db
     .selectFrom('forum_members')
     .innerJoin('peer_agents', 'peer_agents.id', 'forum_members.agent_id')
     .selectAll('forum_members')
     .select(['peer_agents.revoked_at', 'peer_agents.display_name'])
+    .select(agentBlocked(sources, now).as('blocked'))
     .where('forum_members.token_hash', '=', tokenHash)
     .executeTakeFirst();
+  return row && { ...row, blocked: Boolean(row.blocked) };
 }
 
 export function findMember(db: Db, topicId: string, agentId: string): Promise<MemberRow | undefined> {
   return db.selectFrom('forum_members').selectAll().where('topic_id', '=', topicId).where('agent_id', '=', agentId).executeTakeFirst();
 }
 
-export async function insertMember(db: Db, row: MemberRow): Promise<void> {
+export async function insertMember(db: Db, row: NewMember): Promise<void> {
   await db.insertInto('forum_members').values(row).execute();
 }
 
 /** Makes a member who left active again with a new token; false when it is not a left member. */
-export async function rejoinMember(db: Db, row: MemberRow): Promise<boolean> {
+export async function rejoinMember(db: Db, row: NewMember): Promise<boolean> {
   const updated = await db
     .updateTable('forum_members')
     .set({ status: 'active', token_hash: row.token_hash, fingerprint: row.fingerprint, joined_at: row.joined_at })

@@ -1,4 +1,4 @@
-import { requestSource } from '../../http/client-source.ts';
+import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
@@ -42,13 +42,12 @@ export const registrationRoute: RouteDefinition = (app) => {
       const registration = request.body;
       if (config.forumRegistration === 'closed') throw new ApiError('registration_closed');
       if (imitatesName(registration.display_name, config.forumModeratorName)) throw new ApiError('display_name_reserved', { field: 'display_name' });
+      const sources = requestSources(request);
       const admission: Admission =
-        config.forumRegistration === 'invite'
-          ? { kind: 'invite', code: registration.invitation_code }
-          : { kind: 'open', source: requestSource(request), limiter };
+        config.forumRegistration === 'invite' ? { kind: 'invite', code: registration.invitation_code } : { kind: 'open', source: sources.source, limiter };
       const accessToken = registration.client_access_token ?? newToken();
       const referral = { id: normalReferralId(registration.referral_id) ?? normalReferralId(request.query.ref), limiter };
-      const registered = await perform(app.services, registerPeer, { registration, accessToken, admission, referral, now: clock.now() });
+      const registered = await perform(app.services, registerPeer, { registration, accessToken, admission, referral, sources, now: clock.now() });
       const nextSteps = { baseUrl: baseUrl(request), lobbyTopicId: await lobbyTopicId() };
       return reply.code(writeStatus(registered)).send(presentRegistration(registered.result.agentId, accessToken, registered.duplicate, nextSteps));
     },

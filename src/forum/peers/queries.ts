@@ -1,4 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import { agentBlocked } from '../../blocks/queries.ts';
+import type { Sources } from '../../http/client-source.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import type { PeerAgentsTable } from '../tables.ts';
@@ -10,12 +12,18 @@ export function findAgentByTokenHash(db: Db, tokenHash: string): Promise<AgentRo
   return db.selectFrom('peer_agents').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
+/** The agent a request's token names, and whether a block holds on it or on the request's source: one indexed query. */
+export async function findAgentForRequest(db: Db, tokenHash: string, sources: Sources, now: number): Promise<(AgentRow & { blocked: boolean }) | undefined> {
+  const row = await db.selectFrom('peer_agents').selectAll().select(agentBlocked(sources, now).as('blocked')).where('token_hash', '=', tokenHash).executeTakeFirst();
+  return row && { ...row, blocked: Boolean(row.blocked) };
+}
+
 export function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
   return db.selectFrom('peer_agents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertAgent(db: Db, input: Omit<AgentRow, 'id' | 'revoked_at'>): Promise<AgentRow> {
-  const row: AgentRow = { ...input, id: newId(), revoked_at: null };
+export async function insertAgent(db: Db, input: Omit<AgentRow, 'id' | 'revoked_at' | 'previous_token_hash' | 'token_revoked_at'>): Promise<AgentRow> {
+  const row: AgentRow = { ...input, id: newId(), revoked_at: null, previous_token_hash: null, token_revoked_at: null };
   await db.insertInto('peer_agents').values(row).execute();
   return row;
 }

@@ -8,14 +8,21 @@ import { bumpCounters, counterName } from '../overview-counters.ts';
 import { prepare } from '../../store/prepared.ts';
 import { isForeignKeyViolation } from '../../store/errors.ts';
 import { executeTogether, rowsOf, type Settled } from '../../store/sent-together.ts';
+import { anyBlockHolds, blockHolds } from '../../blocks/queries.ts';
+import type { Sources } from '../../http/client-source.ts';
+import { safeEqual } from '../../tokens.ts';
 import { defineWrite, earlierMessage, type Refuse, type RetryKey, type WriteError } from '../../writes/write.ts';
 import { previewOf } from '../preview.ts';
 import { findMessageByClientId, insertMessage, type Role } from '../queries.ts';
 
 type Db = Kysely<Database>;
 
-/** The visitor is charged to their source's follow-up limit and alerts the operator; the operator is neither. */
-export type Sender = { role: 'visitor'; source: string } | { role: 'admin' };
+/**
+ * The visitor is charged to their source's follow-up limit and alerts the operator; the operator is
+ * neither. The visitor's write also checks the hash of the token it presented (a rotation or
+ * revocation another instance committed holds at once) and the blocks on its sources.
+ */
+export type Sender = { role: 'visitor'; sources: Sources; tokenHash: string } | { role: 'admin' };
 
 export interface NewMessage {
   conversationId: string;
@@ -28,8 +35,8 @@ export interface NewMessage {
   now: number;
 }
 
-/** Why a message was not written: the conversation is at its cap, not open, or gone. */
-type NoSlot = 'full' | 'closed' | 'missing';
+/** Why a message was not written: the conversation is at its cap, not open, or gone; or its visitor's token was revoked, or a block holds. */
+type NoSlot = 'full' | 'closed' | 'missing' | 'revoked' | 'blocked';
 
 /**
  * One message in a conversation, for the visitor and the operator alike (CONTRACT §3.3, §4.1): the
@@ -44,17 +51,20 @@ async function appendMessage(trx: Db, input: NewMessage, refuse: Refuse<NoSlot>)
   const { conversationId, sender, now } = input;
   const unreadIncrement = sender.role === 'visitor' ? 1 : 0;
   const messageId = newId();
-  const charge = sender.role === 'visitor' ? input.limiter.charge(trx, [['FOLLOWUP_SOURCE', sender.source]]) : undefined;
+  const charge = sender.role === 'visitor' ? input.limiter.charge(trx, [['FOLLOWUP_SOURCE', sender.sources.source]]) : undefined;
+  const slot = { conversationId, unreadIncrement, now, cap: input.cap, preview: previewOf(input.body), role: sender.role };
   const [reserved, inserted, charged] = await executeTogether(trx, [
-    reserveSlot.compile(trx, { conversationId, unreadIncrement, now, cap: input.cap, preview: previewOf(input.body), role: sender.role }),
+    sender.role === 'visitor'
+      ? reserveVisitorSlot.compile(trx, { ...slot, tokenHash: sender.tokenHash, source: sender.sources.source, wide: sender.sources.wide })
+      : reserveSlot.compile(trx, slot),
     insertMessage.compile(trx, { id: messageId, conversation_id: conversationId, role: sender.role, body: input.body, client_message_id: input.clientMessageId, created_at: now }),
     ...(charge ? [charge.statement] : []),
   ]);
-  const slot = rowsOf<{ unread_count: number }>(reserved!)[0];
-  if (!slot) return refuse(await whyNoSlot(trx, conversationId, inserted!));
+  const claimed = rowsOf<{ unread_count: number }>(reserved!)[0];
+  if (!claimed) return refuse(await whyNoSlot(trx, input, inserted!));
   rowsOf(inserted!);
   if (charge) charge.settle(rowsOf<{ bucket: string }>(charged!));
-  if (unreadIncrement === 1 && slot.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
+  if (unreadIncrement === 1 && claimed.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
   return { messageId };
 }
 
@@ -71,10 +81,10 @@ type SlotParams = {
  * Claims room for one more message in one conditional update, so the cap is exact under any
  * concurrency: only an open conversation below `cap` gets a row back.
  */
-const reserveSlot = prepare<SlotParams, { unread_count: number }>(
-  ['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role'],
-  (db, p) =>
-    db
+const reserveSlot = prepare<SlotParams, { unread_count: number }>(['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role'], (db, p) => claimSlot(db, p));
+
+function claimSlot(db: Db, p: SlotParams) {
+  return db
       .updateTable('conversations')
       .set((eb) => ({
         message_count: eb('message_count', '+', 1),
@@ -89,7 +99,24 @@ const reserveSlot = prepare<SlotParams, { unread_count: number }>(
       .where('id', '=', p.conversationId)
       .where('status', '=', 'open')
       .where('message_count', '<', p.cap)
-      .returning('unread_count'),
+      .returning('unread_count');
+}
+
+type VisitorSlotParams = SlotParams & Sources & { tokenHash: string };
+
+/**
+ * The visitor's claim, which also holds only while the token presented is the conversation's and not
+ * revoked, no block of the conversation holds, and no block holds on the request's source or the
+ * one the conversation came from: checked by the statement the write makes anyway.
+ */
+const reserveVisitorSlot = prepare<VisitorSlotParams, { unread_count: number }>(
+  ['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role', 'tokenHash', 'source', 'wide'],
+  (db, p) =>
+    claimSlot(db, p)
+      .where('token_hash', '=', p.tokenHash)
+      .where('token_revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', p.now)]))
+      .where((eb) => eb.not(blockHolds([p.source, p.wide, eb.ref('conversations.source'), eb.ref('conversations.source_wide')], p.now))),
 );
 
 /**
@@ -97,13 +124,23 @@ const reserveSlot = prepare<SlotParams, { unread_count: number }>(
  * PostgreSQL also ended the transaction), or closed, or full. Any other failure of the insert (a
  * client_message_id that a retry committed meanwhile) is thrown as it is, for perform to answer.
  */
-async function whyNoSlot(trx: Db, conversationId: string, inserted: Settled): Promise<NoSlot> {
+async function whyNoSlot(trx: Db, { conversationId, sender, now }: NewMessage, inserted: Settled): Promise<NoSlot> {
   if (!inserted.ok) {
     if (isForeignKeyViolation(inserted.error)) return 'missing';
     throw inserted.error;
   }
-  const current = await trx.selectFrom('conversations').select('status').where('id', '=', conversationId).executeTakeFirst();
+  const current = await trx
+    .selectFrom('conversations')
+    .select(['status', 'token_hash', 'token_revoked_at', 'blocked_until', 'source', 'source_wide'])
+    .where('id', '=', conversationId)
+    .executeTakeFirst();
   if (!current) return 'missing';
+  if (sender.role === 'visitor') {
+    if (!safeEqual(sender.tokenHash, current.token_hash)) return 'missing';
+    if (current.token_revoked_at !== null) return 'revoked';
+    const keys = [sender.sources.source, sender.sources.wide, current.source, current.source_wide].filter((key) => key !== null);
+    if ((current.blocked_until ?? 0) > now || (await anyBlockHolds(trx, keys, now))) return 'blocked';
+  }
   return current.status === 'open' ? 'full' : 'closed';
 }
 
@@ -125,7 +162,13 @@ const messageChange = ({ messageId }: { messageId: string }, message: NewMessage
   { type: 'conversation.message' as const, conversation_id: message.conversationId, message_id: messageId },
 ];
 
-const noSlot = (closed: WriteError): Record<NoSlot, WriteError> => ({ full: 'conversation_full', closed, missing: 'conversation_not_found' });
+const noSlot = (closed: WriteError): Record<NoSlot, WriteError> => ({
+  full: 'conversation_full',
+  closed,
+  missing: 'conversation_not_found',
+  revoked: 'token_revoked',
+  blocked: 'blocked',
+});
 
 /** The visitor's follow-up (CONTRACT §3.3): charged to its source, and the operator is alerted. */
 export const followUp = defineWrite({
@@ -135,7 +178,7 @@ export const followUp = defineWrite({
   refusals: noSlot('conversation_closed'),
   changes: messageChange,
   alert: (_written, message) =>
-    message.sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(message.conversationId), source: message.sender.source } : undefined,
+    message.sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(message.conversationId), source: message.sender.sources.source } : undefined,
 });
 
 /** The operator's reply (CONTRACT §4.1): a closed conversation must be reopened first. */

@@ -7,7 +7,8 @@ import { counterBump, counterName, invitationCountBump } from '../overview-count
 import { executeTogether, rowsOf } from '../../store/sent-together.ts';
 import { prepare } from '../../store/prepared.ts';
 import { previewOf } from '../preview.ts';
-import { defineWrite } from '../../writes/write.ts';
+import { defineWrite, type Refuse } from '../../writes/write.ts';
+import { blockOnSources, holds } from '../../blocks/queries.ts';
 import { CONVERSATION_COLUMNS, findEarlierConversation, insertMessage, type ConversationRow } from '../queries.ts';
 
 const INITIAL_REVIEW_LABEL = 'unreviewed';
@@ -23,6 +24,8 @@ export interface NewConversation {
   message: string;
   /** The keyed hash of the client address, charged and named in the alert. */
   source: string;
+  /** The keyed hash of its /24, which a widened block covers. */
+  sourceWide: string;
   limiter: Limiter;
   now: number;
 }
@@ -37,7 +40,8 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
 
 /**
  * A first contact (CONTRACT §3.1): the per-source and global limits, the conversation, its first
- * message and the overview counters that include it, in one transaction. A full limit throws its
+ * message and the overview counters that include it, in one transaction; a block on its source
+ * (looked up in the same round trip as the writes) refuses it and rolls it all back. A full limit throws its
  * 429 from the limiter (shared infrastructure below the feature), which rolls all of it back.
  *
  * A look at the limits comes first, so that a client past its limit is refused without writing
@@ -46,7 +50,7 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * and on PostgreSQL a row stays locked from its update to the commit, so the creations queue on them
  * for as short a time as possible.
  */
-async function insertFirstContact(trx: Kysely<Database>, input: NewConversation): Promise<ConversationRow> {
+async function insertFirstContact(trx: Kysely<Database>, input: NewConversation, refuse: Refuse<'blocked'>): Promise<ConversationRow> {
   await input.limiter.ensureAvailableAll(trx, charges(input.source));
   const conversation: ConversationRow = {
     id: newId(),
@@ -65,6 +69,11 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation)
     revision: 1,
     last_message_preview: previewOf(input.message),
     last_message_role: 'visitor',
+    source: input.source,
+    source_wide: input.sourceWide,
+    previous_token_hash: null,
+    token_revoked_at: null,
+    blocked_until: null,
   };
   const charge = input.limiter.charge(trx, charges(input.source));
   const inserts = [
@@ -80,7 +89,9 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation)
     }),
     invitationCountBump(trx, input.invitationId, 1),
   ].filter((bump) => bump !== undefined);
-  const settled = await executeTogether(trx, [...inserts, ...(charge ? [charge.statement] : []), ...bumps]);
+  const blockLookup = blockOnSources.compile(trx, { source: input.source, wide: input.sourceWide, now: input.now });
+  const [blocked, ...settled] = await executeTogether(trx, [blockLookup, ...inserts, ...(charge ? [charge.statement] : []), ...bumps]);
+  if (holds(rowsOf<{ blocked: unknown }>(blocked!))) return refuse('blocked');
   // The first failure stands: on PostgreSQL every statement after it fails as well.
   const rows = settled.map((one) => rowsOf<{ bucket: string }>(one));
   charge?.settle(rows[inserts.length]!);
@@ -95,7 +106,7 @@ export const createConversation = defineWrite({
     conflict: 'client_token_conflict',
   },
   run: insertFirstContact,
-  refusals: {},
+  refusals: { blocked: 'blocked' },
   changes: (conversation) => [{ type: 'conversation.created', conversation_id: conversation.id }],
   // Only a new conversation is news: the earlier one a retry finds carries no alert.
   alert: (conversation, input) => ({ kind: 'new', thread: conversationThread(conversation.id), source: input.source }),

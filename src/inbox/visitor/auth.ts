@@ -5,7 +5,8 @@ import { ApiError } from '../../http/errors.ts';
 import { isUuid } from '../../http/schemas.ts';
 import type { ChangeHub } from '../../live/hub.ts';
 import type { Store } from '../../store/store.ts';
-import { tokenMatches } from '../../tokens.ts';
+import type { Clock } from '../../clock.ts';
+import { hashToken, safeEqual, tokenMatches } from '../../tokens.ts';
 import { findTokenHash, type ConversationRow } from '../queries.ts';
 import type { ConversationRows } from './conversation-rows.ts';
 
@@ -14,6 +15,8 @@ declare module 'fastify' {
     conversation: ConversationRow | null;
     /** The conversation a write's token was checked against (authorizeConversationToken). */
     conversationId: string | null;
+    /** The hash of the token that write presented, which its command checks again under the transaction. */
+    conversationTokenHash: string | null;
   }
 }
 
@@ -27,16 +30,26 @@ function presented(request: FastifyRequest<{ Params: { conversation_id: string }
 }
 
 /**
+ * What the conversation's own token may still do there: nothing once the operator revoked it (its
+ * owner is told), nor while a block of the conversation holds; otherwise read it.
+ */
+export function visitorAccess(conversation: ConversationRow, now: number): void {
+  if (conversation.token_revoked_at !== null) throw new ApiError('token_revoked');
+  if ((conversation.blocked_until ?? 0) > now) throw new ApiError('blocked');
+}
+
+/**
  * The conversation token (CONTRACT §2, §3.2): absent → 401; unknown conversation, a path id that is
  * not a UUID, or a token of anything else → the same 404. Runs before validation, so the id is
  * checked here: it must never reach PostgreSQL's uuid column unless it is one. The hash comparison
  * is constant-time. Sets request.conversation to the row, from `rows`.
  */
-export function conversationAuthorization(rows: ConversationRows) {
+export function conversationAuthorization(rows: ConversationRows, clock: Clock) {
   return async function authorizeConversation(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
     const { token, id } = presented(request);
     const conversation = await rows.find(id);
     if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
+    visitorAccess(conversation, clock.now());
     request.conversation = conversation;
   };
 }
@@ -45,15 +58,17 @@ const CACHED_TOKEN_HASHES = 20_000;
 
 /**
  * The same check for a write, which needs the token checked but not the conversation read: its
- * command finds the conversation gone, closed or full itself. A conversation's token hash never
- * changes, so it is kept in memory once read (64 hex characters under a 36-character id: about
- * 3 MB for the whole cache); a deletion, here or relayed from another instance, drops it, so a
- * deleted conversation answers 404 before its body is validated, as before.
+ * command finds the conversation gone, closed, full, blocked or its token revoked itself. A token
+ * hash is kept in memory once read (64 hex characters under a 36-character id: about 3 MB for the
+ * whole cache); a deletion or an update (a rotation, a revocation), here or relayed from another
+ * instance, drops it, so a deleted conversation answers 404 before its body is validated. The hash
+ * kept may be older than a rotation another instance committed: the command compares the hash
+ * presented with the stored one in its own statement, so the old token is refused at once.
  */
 export function tokenAuthorization(store: Store, hub: ChangeHub) {
   const hashes = new LRUCache<string, string>({ max: CACHED_TOKEN_HASHES });
   hub.subscribe((event) => {
-    if (event.type === 'conversation.deleted' && event.conversation_id !== undefined) hashes.delete(event.conversation_id);
+    if ((event.type === 'conversation.deleted' || event.type === 'conversation.updated') && event.conversation_id !== undefined) hashes.delete(event.conversation_id);
   });
   return async function authorizeConversationToken(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
     const { token, id } = presented(request);
@@ -62,7 +77,9 @@ export function tokenAuthorization(store: Store, hub: ChangeHub) {
       hash = await findTokenHash(store.db, id);
       if (hash !== undefined) hashes.set(id, hash);
     }
-    if (hash === undefined || !tokenMatches(token, hash)) throw new ApiError('conversation_not_found');
+    const presentedHash = hashToken(token);
+    if (hash === undefined || !safeEqual(presentedHash, hash)) throw new ApiError('conversation_not_found');
     request.conversationId = id;
+    request.conversationTokenHash = presentedHash;
   };
 }

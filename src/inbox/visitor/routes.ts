@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requestSource } from '../../http/client-source.ts';
+import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
 import { ConditionalHeaders, CONVERSATION_BEARER, MessageBody, messageInput, WaitQuery } from '../../http/schemas.ts';
@@ -35,9 +35,10 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config, live } = app.services;
   app.decorateRequest('conversation', null);
   app.decorateRequest('conversationId', null);
+  app.decorateRequest('conversationTokenHash', null);
   const authorizeConversationToken = tokenAuthorization(store, live);
   const rows = new ConversationRows(store, live);
-  const authorizeConversation = conversationAuthorization(rows);
+  const authorizeConversation = conversationAuthorization(rows, clock);
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
@@ -60,7 +61,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { input, issued } = firstContact(request.body, requestSource(request), app.services);
+      const { input, issued } = firstContact(request.body, requestSources(request), app.services);
       const created = await perform(app.services, createConversation, input);
       const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate);
       return reply.code(writeStatus(created)).header('ETag', etag(created.result)).send(receipt);
@@ -120,7 +121,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const conversationId = request.conversationId!;
       const posted = await perform(app.services, followUp, {
         conversationId,
-        sender: { role: 'visitor', source: requestSource(request) },
+        sender: { role: 'visitor', sources: requestSources(request), tokenHash: request.conversationTokenHash! },
         ...messageInput(request.body),
         cap: config.conversationMaxMessages,
         limiter,

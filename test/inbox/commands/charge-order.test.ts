@@ -52,16 +52,19 @@ const firstContact = (limits: Limiter): NewConversation => ({
   invitationId: null,
   message: 'Hello operator',
   source: 'source-a',
+  sourceWide: 'source-a-wide',
   limiter: limits,
   now: Date.UTC(2026, 0, 1),
 });
 
 /** A conversation created through the command, in a transaction of its own. */
-async function conversationOf(limits: Limiter): Promise<{ conversationId: string; now: number }> {
+async function conversationOf(limits: Limiter): Promise<{ conversationId: string; now: number; tokenHash: string }> {
   const contact = firstContact(limits);
   const created = await app().store.db.transaction().execute((trx) => createConversation.run(trx, contact, refuse));
-  return { conversationId: created.id, now: contact.now };
+  return { conversationId: created.id, now: contact.now, tokenHash: contact.tokenHash };
 }
+
+const visitor = (source: string, tokenHash: string) => ({ role: 'visitor' as const, sources: { source, wide: `${source}-wide` }, tokenHash });
 
 const position = (statements: string[], start: string) => statements.findIndex((sql) => sql.startsWith(start));
 
@@ -86,8 +89,8 @@ describe('where the writes charge their limits', () => {
 
   it('a follow-up charges its limit after its message, and a refused one leaves neither the message nor the slot', async () => {
     const limits = limiterWith(10);
-    const { conversationId, now } = await conversationOf(limits);
-    const message = { conversationId, sender: { role: 'visitor' as const, source: 'source-a' }, body: 'More', clientMessageId: null, cap: 200, limiter: limits, now };
+    const { conversationId, now, tokenHash } = await conversationOf(limits);
+    const message = { conversationId, sender: visitor('source-a', tokenHash), body: 'More', clientMessageId: null, cap: 200, limiter: limits, now };
     const accepted = await statementsOf((trx) => followUp.run(trx, message, refuse));
     expect(accepted.error).toBeUndefined();
     expect(position(accepted.statements, 'insert into "limit_counters"')).toBeGreaterThan(position(accepted.statements, 'insert into "messages"'));
@@ -103,8 +106,8 @@ describe('where the writes charge their limits', () => {
 
   it('a message with no slot is refused as missing, closed or full, before its limit, and writes nothing', async () => {
     const limits = limiterWith(10);
-    const { conversationId, now } = await conversationOf(limits);
-    const message = (id: string, cap = 200) => ({ conversationId: id, sender: { role: 'visitor' as const, source: 'source-b' }, body: 'More', clientMessageId: null, cap, limiter: limits, now });
+    const { conversationId, now, tokenHash } = await conversationOf(limits);
+    const message = (id: string, cap = 200) => ({ conversationId: id, sender: visitor('source-b', tokenHash), body: 'More', clientMessageId: null, cap, limiter: limits, now });
     const outcome = async (id: string, cap?: number) => {
       const run = await statementsOf((trx) => followUp.run(trx, message(id, cap), refuse));
       expect(run.error).toBeInstanceOf(Refused);

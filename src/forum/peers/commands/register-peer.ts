@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { sourcesBlocked } from '../../../blocks/queries.ts';
+import type { Sources } from '../../../http/client-source.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
 import type { Database } from '../../../store/schema.ts';
 import { hashToken, sha256 } from '../../../tokens.ts';
@@ -18,6 +20,8 @@ export interface RegisterPeerInput {
   admission: Admission;
   /** The normalised referral id (body referral_id, else ?ref=), or null; counted with `limiter` (COMPAT §2). */
   referral: { id: string | null; limiter: Limiter };
+  /** Where the request comes from: a block on it refuses the registration, and the agent keeps it for later blocks. */
+  sources: Sources;
   now: number;
 }
 
@@ -81,8 +85,9 @@ export const registerPeer = defineWrite({
     taken: 'client_token_conflict',
   },
 
-  async run(trx, { registration, accessToken, admission, referral, now }, refuse) {
+  async run(trx, { registration, accessToken, admission, referral, sources, now }, refuse) {
     if (admission.kind === 'invite' && admission.code === undefined) return refuse('invitation_required');
+    if (await sourcesBlocked(trx, sources, now)) return refuse('blocked');
     const stored = storedRegistration(registration, referral.id);
     const agent = await insertAgent(trx, {
       display_name: registration.display_name,
@@ -96,11 +101,13 @@ export const registerPeer = defineWrite({
       ...NEW_PRESENCE,
       presence_updated_at: now,
       referral_id: referral.id,
+      source: sources.source,
+      source_wide: sources.wide,
     });
     if (!(await admit(trx, admission, agent.id, now))) return refuse('invitation_required');
     if (referral.id !== null) await recordReferral(trx, referral.limiter, referral.id, 'peer-registration', now);
     return { agentId: agent.id };
   },
 
-  refusals: { invitation_required: 'invitation_required' },
+  refusals: { invitation_required: 'invitation_required', blocked: 'blocked' },
 });
