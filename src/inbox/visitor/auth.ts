@@ -21,10 +21,10 @@ declare module 'fastify' {
 }
 
 /** The checks every conversation route makes first: a token (401), and a path id that is a UUID (404). */
-function presented(request: FastifyRequest<{ Params: { conversation_id: string } }>): { token: string; id: string } {
+export function presented(request: FastifyRequest): { token: string; id: string } {
   const token = bearerToken(request);
   if (token === undefined) throw new ApiError('token_required');
-  const id = request.params.conversation_id;
+  const id = String((request.params as { conversation_id?: unknown }).conversation_id ?? '');
   if (!isUuid(id)) throw new ApiError('conversation_not_found');
   return { token, id };
 }

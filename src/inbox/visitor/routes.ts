@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
@@ -10,11 +11,15 @@ import { baseUrl } from '../../http/urls.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { followUp } from '../commands/append-message.ts';
 import { createConversation } from '../commands/create-conversation.ts';
+import { rotateConversationToken } from '../commands/rotate-token.ts';
+import { ROTATION_DESCRIPTION, RotationBody } from '../../http/rotation.ts';
+import { absentBodyAsEmpty } from '../../forum/routing.ts';
+import { hashToken, newToken as generateToken } from '../../tokens.ts';
 import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { listMessages, type ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
-import { conversationAuthorization, tokenAuthorization } from './auth.ts';
+import { conversationAuthorization, presented, tokenAuthorization } from './auth.ts';
 import { ConversationRows } from './conversation-rows.ts';
 import { firstContact } from './first-contact.ts';
 import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
@@ -26,9 +31,15 @@ import {
   FollowUpResponses,
   READ_DESCRIPTION,
   ReadResponses,
+  RotationResponses,
 } from './schemas.ts';
 
 const etag = (conversation: ConversationRow) => `"${conversation.revision}"`;
+
+/** A rotation's token and id are checked in its write; before validation only their presence and shape. */
+async function checkPresented(request: FastifyRequest): Promise<void> {
+  presented(request);
+}
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
@@ -128,6 +139,35 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
         now: clock.now(),
       });
       return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
+    },
+  );
+
+  app.post(
+    '/api/conversations/:conversation_id/token',
+    {
+      schema: {
+        summary: 'Rotate the conversation token',
+        description: ROTATION_DESCRIPTION,
+        tags: ['visitor'],
+        security: CONVERSATION_BEARER,
+        params: ConversationIdParams,
+        body: RotationBody,
+        response: RotationResponses,
+      },
+      config: { notFoundCode: 'conversation_not_found' },
+      preValidation: [checkPresented, absentBodyAsEmpty],
+    },
+    async (request, reply) => {
+      const { token, id } = presented(request);
+      const newToken = request.body.client_access_token ?? generateToken();
+      const rotated = await perform(app.services, rotateConversationToken, {
+        conversationId: id,
+        presentedHash: hashToken(token),
+        newHash: hashToken(newToken),
+        clientSupplied: request.body.client_access_token !== undefined,
+        now: clock.now(),
+      });
+      return reply.code(writeStatus(rotated)).send({ conversation_id: id, access_token: newToken, duplicate: rotated.duplicate });
     },
   );
 };

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../../http/agent-facts.ts';
 import { described, HexToken, MessageText, NotModified, Timestamp, Uuid, responses, singleLine } from '../../http/schemas.ts';
+import { rotationReceipt } from '../../http/rotation.ts';
 import { ConversationStatusSchema, MessageRecord, ReplyReceipt } from '../schemas.ts';
 
 export const FirstContact = Type.Object(
@@ -40,7 +41,7 @@ export const CreationResponses = responses(
     201: described(CreationReceipt, 'Created: a new conversation; save conversation_id and access_token now.'),
     200: described(CreationReceipt, `An identical retry: ${TOKEN_FACTS.identical_retry}`),
   },
-  { 400: ['invalid_request', 'invalid_json'], 409: ['client_token_conflict'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 429: ['rate_limited', 'inbox_at_capacity'] },
+  { 400: ['invalid_request', 'invalid_json'], 403: ['blocked'], 409: ['client_token_conflict'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 429: ['rate_limited', 'inbox_at_capacity'] },
 );
 
 export const ReadResponses = responses(
@@ -48,7 +49,7 @@ export const ReadResponses = responses(
     200: described(VisitorConversation, 'The conversation with every message; carries an ETag (the operation says how to wait with it).'),
     304: NotModified,
   },
-  { 401: ['token_required'], 404: ['conversation_not_found'] },
+  { 401: ['token_required', 'token_revoked'], 403: ['blocked'], 404: ['conversation_not_found'] },
 );
 
 export const FollowUpResponses = responses(
@@ -58,7 +59,8 @@ export const FollowUpResponses = responses(
   },
   {
     400: ['invalid_request', 'invalid_json'],
-    401: ['token_required'],
+    401: ['token_required', 'token_revoked'],
+    403: ['blocked'],
     404: ['conversation_not_found'],
     409: ['client_message_id_conflict', 'conversation_closed', 'conversation_full'],
     413: ['payload_too_large'],
@@ -85,3 +87,13 @@ export const READ_DESCRIPTION = [
 ].join(' ');
 
 export const FOLLOW_UP_DESCRIPTION = ['Writes a follow-up to the operator in this conversation.', ID_FACTS.client_message_id].join(' ');
+
+export const ConversationRotationReceipt = rotationReceipt('conversation_id', described(Uuid, 'The conversation, unchanged.'));
+
+export const RotationResponses = responses(
+  {
+    201: described(ConversationRotationReceipt, 'Rotated: use access_token from now on.'),
+    200: described(ConversationRotationReceipt, 'An identical retry of an earlier rotation, with the same client_access_token.'),
+  },
+  { 400: ['invalid_request', 'invalid_json'], 401: ['token_required', 'token_revoked'], 403: ['blocked'], 404: ['conversation_not_found'], 409: ['client_token_conflict'] },
+);
