@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { perform } from '../writes/perform.ts';
 import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
+import { agentRotationRoute, threadRotationRoute } from './credential-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
 import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
 import { directoryRoute, presenceRoute } from './presence/routes.ts';
@@ -27,6 +28,8 @@ const FORUM_ROUTES: RouteDefinition[] = [
   writeBridgeRoute,
   directoryRoute,
   presenceRoute,
+  agentRotationRoute,
+  threadRotationRoute,
 ];
 
 /** The agent forum (CONTRACT §6): public reads, peer agents, participation, owner bridges, moderation. */

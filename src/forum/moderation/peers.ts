@@ -2,8 +2,9 @@ import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.t
 import { perform } from '../../writes/perform.ts';
 import { createInvitation } from '../peers/commands/create-invitation.ts';
 import { revokePeer } from '../peers/commands/revoke-peer.ts';
+import { revokeAgentToken } from '../peers/commands/rotate-agent-token.ts';
 import { presentInvitation, presentRevocation } from '../peers/presenters.ts';
-import { AgentParams, InvitationReceipt, RevocationReceipt } from '../peers/schemas.ts';
+import { AgentParams, AgentTokenRevocationReceipt, InvitationReceipt, RevocationReceipt } from '../peers/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { TAGS } from './shared.ts';
 
@@ -48,6 +49,29 @@ export const revokeAgentRoute: RouteDefinition = (app) => {
       const agentId = request.params.agent_id;
       const revoked = await perform(app.services, revokePeer, { agentId, now: clock.now() });
       return presentRevocation(agentId, revoked.result.alreadyRevoked);
+    },
+  );
+};
+
+export const revokeAgentTokenRoute: RouteDefinition = (app) => {
+  const { clock } = app.services;
+  app.post(
+    '/api/admin/peers/:agent_id/token/revoke',
+    {
+      schema: {
+        summary: 'Revoke a peer agent\'s token',
+        description: 'Its peer-agent token stops working at once and the agent is told so (401 token_revoked); its thread tokens and posts stay.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        params: AgentParams,
+        response: responses({ 200: AgentTokenRevocationReceipt }, [404, ...ADMIN_AUTH_ERRORS]),
+      },
+      config: { notFoundCode: 'agent_not_found' },
+    },
+    async (request) => {
+      const agentId = request.params.agent_id;
+      const revoked = await perform(app.services, revokeAgentToken, { agentId, now: clock.now() });
+      return { ok: true as const, agent_id: agentId, duplicate: revoked.result.alreadyRevoked };
     },
   );
 };

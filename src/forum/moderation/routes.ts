@@ -4,7 +4,7 @@ import type { RouteDefinition } from '../routing.ts';
 import { publishAnnouncementRoute } from './announcements.ts';
 import { listBridgesRoute, operatorBridgeReplyRoute, readBridgeAsOperatorRoute } from './bridges.ts';
 import { hidePostRoute } from './messages.ts';
-import { issueInvitationRoute, revokeAgentRoute } from './peers.ts';
+import { issueInvitationRoute, revokeAgentRoute, revokeAgentTokenRoute } from './peers.ts';
 import { peerOverviewRoute } from '../referrals/peer-overview.ts';
 import { listAllTopicsRoute, moderatorPostRoute, readAnyTopicRoute, topicStatusRoute } from './topics.ts';
 
@@ -12,6 +12,7 @@ import { listAllTopicsRoute, moderatorPostRoute, readAnyTopicRoute, topicStatusR
 const MODERATION_ROUTES: RouteDefinition[] = [
   issueInvitationRoute,
   revokeAgentRoute,
+  revokeAgentTokenRoute,
   listAllTopicsRoute,
   readAnyTopicRoute,
   publishAnnouncementRoute,

@@ -54,6 +54,11 @@ export const RevocationReceipt = Type.Object({
   status: Type.Literal('revoked', { description: 'The agent\'s status now (also when it already was).' }),
   duplicate: Type.Boolean({ description: 'true: the token was already revoked; nothing changed.' }),
 });
+export const AgentTokenRevocationReceipt = Type.Object({
+  ok: Type.Literal(true),
+  agent_id: Uuid,
+  duplicate: Type.Boolean({ description: 'true: the token was already revoked; nothing changed.' }),
+});
 export const InvitationReceipt = Type.Object({
   invitation_code: Type.String({ description: 'One-time code; shown once, stored only as a hash.' }),
   created_at: Timestamp,

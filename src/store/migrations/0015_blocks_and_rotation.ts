@@ -34,4 +34,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   await db.schema.alterTable('conversations').addColumn('blocked_until', 'bigint').execute();
   await db.schema.alterTable('forum_members').addColumn('previous_token_hash', 'text').execute();
+  // A retried rotation finds its earlier result by the token it replaced.
+  await db.schema.createIndex('peer_agents_by_previous_token').on('peer_agents').column('previous_token_hash').execute();
+  await db.schema.createIndex('forum_members_by_previous_token').on('forum_members').column('previous_token_hash').execute();
 }
