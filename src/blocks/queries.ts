@@ -58,14 +58,17 @@ export function listActiveBlocks(db: Db, now: number, limit: number, before: str
   return query.execute();
 }
 
-/** How many blocks hold at `now`: the table keeps only what the operator made, so a count stays small. */
-export async function countActiveBlocks(db: Db, now: number): Promise<number> {
+/**
+ * How many blocks hold at `now`, and when the next of them ends (the count changes then with no
+ * write): the table keeps only what the operator made, so it stays small.
+ */
+export async function activeBlocks(db: Db, now: number): Promise<{ count: number; nextEnd: number }> {
   const row = await db
     .selectFrom('blocks')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('expires_at').as('next_end')])
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return { count: Number(row.n), nextEnd: row.next_end === null ? Number.POSITIVE_INFINITY : Number(row.next_end) };
 }
 
 /**

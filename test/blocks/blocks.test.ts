@@ -65,10 +65,14 @@ describe('blocks', () => {
     // Not widened: the neighbour in the same /24 is not covered.
     expect((await create(t(), neighbour)).statusCode).toBe(201);
 
+    const overview = async () => json<{ totals: { active_blocks: number } }>(await t().inject({ method: 'GET', url: '/api/admin/overview', headers: adminHeaders() })).totals.active_blocks;
+    const counted = await overview();
+    expect(counted).toBeGreaterThan(0);
     const listed = json<{ blocks: { id: string; reason: string; scope: string }[] }>(await t().inject({ method: 'GET', url: '/api/admin/blocks', headers: adminHeaders() }));
     expect(listed.blocks.find((row) => row.id === made.id)).toMatchObject({ scope: 'source', reason: 'spam wave' });
 
     expect((await lift(t(), made.id)).statusCode).toBe(200);
+    expect(await overview()).toBe(counted - 1);
     expectError(await lift(t(), made.id), 404, 'not_found');
     expect((await create(t(), first)).statusCode).toBe(201);
     expect((await followUp(t(), conversation, first)).statusCode).toBe(201);

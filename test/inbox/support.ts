@@ -151,7 +151,7 @@ export async function listAll(t: TestApp, query: Record<string, string | number 
 }
 
 export interface Overview {
-  totals: Record<'total_conversations' | 'unread_threads' | 'open' | 'closed' | 'spam' | 'spam_threads' | 'new_last_24h', number>;
+  totals: Record<'total_conversations' | 'unread_threads' | 'open' | 'closed' | 'spam' | 'spam_threads' | 'new_last_24h' | 'active_blocks', number>;
   labels: { label: string; count: number }[];
   invitation_ids: { id: string; count: number }[];
   note: string;

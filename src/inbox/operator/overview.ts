@@ -29,7 +29,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/overview',
     {
       schema: {
-        summary: 'Aggregate counts: totals, labels, top invitation ids',
+        summary: 'Aggregate counts: totals (active blocks too), labels, top invitation ids',
         description: 'Read from counters kept with every change; no message text, names, credentials or sources.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,

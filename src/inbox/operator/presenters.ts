@@ -84,6 +84,7 @@ export function presentOverview(counts: OverviewCounts): Static<typeof InboxOver
       spam: counts.byStatus.spam,
       spam_threads: counts.byStatus.spam,
       new_last_24h: counts.createdInLastDay,
+      active_blocks: counts.activeBlocks,
     },
     labels: REVIEW_LABELS.map((label) => ({ label, count: counts.byLabel[label] })),
     invitation_ids: counts.topInvitations.map((row) => ({ id: row.invitationId, count: row.count })),

@@ -1,3 +1,4 @@
+import { activeBlocks } from '../../blocks/queries.ts';
 import { sql, type Kysely } from 'kysely';
 import { keysetPage, type ListPosition } from '../../http/cursor.ts';
 import type { Database } from '../../store/schema.ts';
@@ -74,6 +75,8 @@ export interface OverviewCounts {
   changesAt: number;
   /** The most frequent self-reported invitation ids, most first. */
   topInvitations: { invitationId: string; count: number }[];
+  /** The operator's blocks that hold now (src/blocks). */
+  activeBlocks: number;
 }
 
 /** The overview from counters and two small indexed reads, never a scan of the conversations. */
@@ -99,6 +102,7 @@ export async function readOverview(db: Db, now: number): Promise<OverviewCounts>
     .orderBy('invitation_id')
     .limit(TOP_INVITATION_IDS)
     .execute();
+  const blocks = await activeBlocks(db, now);
   const count = (name: string) => value.get(name) ?? 0;
   const countEach = <Key extends string>(keys: readonly Key[], name: (key: Key) => string) =>
     Object.fromEntries(keys.map((key) => [key, count(name(key))])) as Record<Key, number>;
@@ -108,8 +112,9 @@ export async function readOverview(db: Db, now: number): Promise<OverviewCounts>
     byStatus: countEach(CONVERSATION_STATUSES, counterName.status),
     byLabel: countEach(REVIEW_LABELS, counterName.label),
     createdInLastDay: Number(created.count),
-    changesAt: created.oldest === null ? Number.POSITIVE_INFINITY : Number(created.oldest) + DAY_MS,
+    changesAt: Math.min(created.oldest === null ? Number.POSITIVE_INFINITY : Number(created.oldest) + DAY_MS, blocks.nextEnd),
     topInvitations: invitations.map((row) => ({ invitationId: row.invitation_id, count: Number(row.count) })),
+    activeBlocks: blocks.count,
   };
 }
 

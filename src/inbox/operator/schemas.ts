@@ -89,6 +89,7 @@ export const InboxOverview = Type.Object({
     spam: Type.Integer(),
     spam_threads: Type.Integer({ description: 'The same as spam (the reference service\'s name).' }),
     new_last_24h: Type.Integer(),
+    active_blocks: Type.Integer({ description: 'Blocks that hold now (GET /api/admin/blocks lists them).' }),
   }),
   labels: Type.Array(Type.Object({ label: ReviewLabelSchema, count: Type.Integer() })),
   invitation_ids: Type.Array(Type.Object({ id: Type.String(), count: Type.Integer() }), {

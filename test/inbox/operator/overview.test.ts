@@ -23,6 +23,7 @@ function expectedOverview(items: ListItem[], now: number): Omit<Overview, 'note'
       spam: items.filter((item) => item.status === 'spam').length,
       spam_threads: items.filter((item) => item.status === 'spam').length,
       new_last_24h: items.filter((item) => Date.parse(item.created_at) > now - 24 * HOUR).length,
+      active_blocks: 0,
     },
     labels: LABELS.map((label) => ({ label, count: items.filter((item) => item.review_label === label).length })),
     invitation_ids: [...invitationCounts.entries()]
@@ -41,7 +42,7 @@ describe('operator overview', () => {
   it('starts at zero with all six labels and a note, and holds no content', async () => {
     const empty = await overview(t);
     expect(empty).toEqual({
-      totals: { total_conversations: 0, unread_threads: 0, open: 0, closed: 0, spam: 0, spam_threads: 0, new_last_24h: 0 },
+      totals: { total_conversations: 0, unread_threads: 0, open: 0, closed: 0, spam: 0, spam_threads: 0, new_last_24h: 0, active_blocks: 0 },
       labels: LABELS.map((label) => ({ label, count: 0 })),
       invitation_ids: [],
       note: expect.stringMatching(/self-reported/),

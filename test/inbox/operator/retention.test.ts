@@ -88,7 +88,7 @@ describe('retention', () => {
     const remaining = await listAll(t);
     expect(remaining.map((item) => item.id).sort()).toEqual([revived.conversation_id, fresh.conversation_id].sort());
     const counts = await overview(t);
-    expect(counts.totals).toEqual({ total_conversations: 2, unread_threads: 2, open: 2, closed: 0, spam: 0, spam_threads: 0, new_last_24h: 1 });
+    expect(counts.totals).toEqual({ total_conversations: 2, unread_threads: 2, open: 2, closed: 0, spam: 0, spam_threads: 0, new_last_24h: 1, active_blocks: 0 });
     expect(Object.fromEntries(counts.labels.map((entry) => [entry.label, entry.count]))).toMatchObject({ unreviewed: 2, transport_test: 0 });
     expect(counts.invitation_ids).toEqual([{ id: 'inv', count: 1 }]);
     const orphans = await t.store.db.selectFrom('messages').select('id').where('conversation_id', '=', stale.conversation_id).execute();
