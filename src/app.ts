@@ -18,6 +18,7 @@ import { answerFrameworkError, refuseMissingHost, registerApiHeaders, registerRo
 import { answerClientError, transportServer } from './http/server.ts';
 import { ErrorBody, lowercaseIds } from './http/schemas.ts';
 import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
+import { countBlocks } from './blocks/metrics.ts';
 import { registerBlocks } from './blocks/routes.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
 import { readInboxTotals } from './inbox/overview-counters.ts';
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   refuseMissingHost(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
+  countBlocks(app);
   // Every change a write makes is published after its commit (see perform); with WEBHOOK_URL it is also recorded for the webhooks.
   services.changes = changeSink(live, registerWebhooks(app));
   // Bodies: trimmed, then null read as absent where the route's schema makes the property optional

@@ -71,6 +71,9 @@ describe('blocks', () => {
     const listed = json<{ blocks: { id: string; reason: string; scope: string }[] }>(await t().inject({ method: 'GET', url: '/api/admin/blocks', headers: adminHeaders() }));
     expect(listed.blocks.find((row) => row.id === made.id)).toMatchObject({ scope: 'source', reason: 'spam wave' });
 
+    const metrics = (await t().inject({ method: 'GET', url: '/metrics', headers: adminHeaders() })).body;
+    expect(metrics).toMatch(new RegExp(`^parley_blocks_active ${counted}$`, 'm'));
+    expect(Number(/^parley_blocked_requests_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     expect((await lift(t(), made.id)).statusCode).toBe(200);
     expect(await overview()).toBe(counted - 1);
     expectError(await lift(t(), made.id), 404, 'not_found');
