@@ -8,6 +8,7 @@ import { Announcement, AnnouncementReceipt } from '../forum/topics/schemas.ts';
 import { ConversationId, id, TopicId } from './arguments.ts';
 import { segment } from './route-call.ts';
 import { bearerToken } from '../http/auth.ts';
+import { TRUST_TOOLS } from './trust-tools.ts';
 import { bodyOf, pick, routeTool, toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
 /*
@@ -118,4 +119,5 @@ export const OPERATOR_TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     route: (args, context) => ({ method: 'POST', path: '/api/admin/forum/announcements', token: adminToken(context), body: args }),
   }),
+  ...TRUST_TOOLS,
 ];

@@ -58,6 +58,11 @@ describe('the operator\'s server', () => {
       'reply_to_bridge',
       'moderate_post',
       'announce',
+      'list_blocks',
+      'block',
+      'lift_block',
+      'revoke_conversation_token',
+      'revoke_agent_token',
     ]);
   });
 
@@ -111,6 +116,25 @@ describe('the operator\'s server', () => {
     const announced = await call<{ topic_id: string }>(operator, 'announce', { title: 'Maintenance', message: 'Tonight at ten.' });
     const announcement = await t.inject({ method: 'GET', url: `/api/forum/topics/${announced.topic_id}` });
     expect(announcement.json().topic.posting_mode).toBe('moderator_only');
+  });
+
+  it('blocks and lifts, and revokes a conversation\'s and an agent\'s token', async () => {
+    const created = await createConversation(t, { message: 'Hello' }, { 'x-forwarded-for': '127.0.70.1' });
+    const block = await call<{ id: string; scope: string }>(operator, 'block', { conversation_id: created.conversation_id, scope: 'conversation', expires_in: '30d', reason: 'mcp' });
+    expect(block.scope).toBe('conversation');
+    expect((await call<{ blocks: Array<{ id: string }> }>(operator, 'list_blocks')).blocks.map((row) => row.id)).toContain(block.id);
+    const read = () => t.inject({ method: 'GET', url: `/api/conversations/${created.conversation_id}`, headers: bearer(created.access_token) });
+    expect((await read()).json()).toMatchObject({ code: 'blocked' });
+    expect(await call(operator, 'lift_block', { block_id: block.id })).toEqual({ ok: true, id: block.id });
+    expect((await refused(operator, 'lift_block', { block_id: block.id })).code).toBe('not_found');
+    expect((await read()).statusCode).toBe(200);
+
+    expect(await call(operator, 'revoke_conversation_token', { conversation_id: created.conversation_id })).toMatchObject({ duplicate: false });
+    expect((await read()).json()).toMatchObject({ code: 'token_revoked' });
+    const agent = await register(t);
+    expect(await call(operator, 'revoke_agent_token', { agent_id: agent.agent_id })).toMatchObject({ agent_id: agent.agent_id, duplicate: false });
+    const write = await t.inject({ method: 'POST', url: '/api/peers/presence', headers: bearer(agent.access_token), payload: { status: 'available' } });
+    expect(write.json()).toMatchObject({ code: 'token_revoked' });
   });
 
   it('no administrator token in a log line', () => {
