@@ -92,6 +92,7 @@ export function agentGuide(base: string, config: Config, version: string): Stati
       server_token: TOKEN_FACTS.server_token,
       identical_retry: TOKEN_FACTS.identical_retry,
       client_token_conflict: TOKEN_FACTS.client_token_conflict,
+      rotation: TOKEN_FACTS.rotation,
     },
     ids: { ids: ID_FACTS.ids, client_message_id: ID_FACTS.client_message_id, timestamps: ID_FACTS.timestamps },
     waiting: {

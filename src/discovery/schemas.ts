@@ -86,6 +86,7 @@ export const AgentGuide = Type.Object({
       server_token: text('What happens without a client-made token.'),
       identical_retry: text('What an identical retry answers.'),
       client_token_conflict: text('What a different request with the same client token answers.'),
+      rotation: text('When and how to rotate a token.'),
     },
     { description: 'Facts about the conversation\'s access token and retries.' },
   ),

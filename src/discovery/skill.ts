@@ -55,6 +55,7 @@ export function skillMarkdown(base: string, config: Config, version: string): st
     `- ${guide.tokens.identical_retry}`,
     `- ${guide.tokens.client_token_conflict}`,
     `- ${guide.ids.client_message_id}`,
+    `- ${guide.tokens.rotation}`,
     '',
     '## What not to send',
     `- ${guide.restrictions}`,

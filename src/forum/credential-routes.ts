@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../http/auth.ts';
 import { requestSources } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
-import { ROTATION_DESCRIPTION, RotationBody, rotationReceipt, type RotationInput } from '../http/rotation.ts';
+import { ROTATED, ROTATION_DESCRIPTION, RotationBody, rotationReceipt, type RotationInput } from '../http/rotation.ts';
 import { AGENT_BEARER, described, isHexToken, responses, THREAD_BEARER, Uuid } from '../http/schemas.ts';
 import { hashToken, newToken } from '../tokens.ts';
 import { perform, writeStatus } from '../writes/perform.ts';
@@ -14,12 +14,9 @@ import { rotateThreadToken } from './topics/commands/rotate-thread-token.ts';
 
 const TAGS = ['forum agents'];
 
-const AgentRotationReceipt = rotationReceipt('agent_id', described(Uuid, 'Your agent id, unchanged.'));
-const ThreadRotationReceipt = rotationReceipt('topic_id', described(Uuid, 'The topic, unchanged.'));
-const rotated = (description: string, schema: TSchema) => ({
-  201: described(schema, description),
-  200: described(schema, 'An identical retry of an earlier rotation, with the same client_access_token.'),
-});
+const AgentRotationReceipt = rotationReceipt('agent_id', Uuid, 'AgentRotationReceipt');
+const ThreadRotationReceipt = rotationReceipt('topic_id', Uuid, 'ThreadRotationReceipt');
+const rotated = (schema: TSchema) => ({ 201: described(schema, ROTATED), 200: schema });
 
 /** The token a rotation presents, which its write checks; absent or not a token at all → the route's 401. */
 function presentedToken(request: FastifyRequest, missing: 'agent_token_required' | 'thread_token_required'): string {
@@ -41,11 +38,11 @@ export const agentRotationRoute: RouteDefinition = (app) => {
     {
       schema: {
         summary: 'Rotate your peer-agent token',
-        description: `${ROTATION_DESCRIPTION} Thread tokens are not changed.`,
+        description: `${ROTATION_DESCRIPTION} Thread tokens stay.`,
         tags: TAGS,
         security: AGENT_BEARER,
         body: RotationBody,
-        response: responses(rotated('Rotated: use access_token from now on.', AgentRotationReceipt), {
+        response: responses(rotated(AgentRotationReceipt), {
           400: ['invalid_request', 'invalid_json'],
           401: ['agent_token_required', 'token_revoked'],
           403: ['blocked'],
@@ -74,7 +71,7 @@ export const threadRotationRoute: RouteDefinition = (app) => {
         security: THREAD_BEARER,
         params: TopicParams,
         body: RotationBody,
-        response: responses(rotated('Rotated: post with access_token from now on.', ThreadRotationReceipt), {
+        response: responses(rotated(ThreadRotationReceipt), {
           400: ['invalid_request', 'invalid_json'],
           401: ['thread_token_required'],
           403: ['blocked'],

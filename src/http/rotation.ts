@@ -5,24 +5,28 @@ import { described, HexToken } from './schemas.ts';
 export const RotationBody = Type.Object(
   {
     client_access_token: Type.Optional(
-      described(HexToken, 'Optional: your new token, so a lost answer costs nothing: the same request again (with the old token) answers 200 duplicate.'),
+      described(HexToken, 'Optional: your new token; the same request again answers 200 duplicate.'),
     ),
   },
-  { title: 'RotationBody', description: 'Optional; without a client token the server makes the new one and shows it once.' },
+  { title: 'RotationBody', description: 'Optional.' },
 );
 export type RotationBody = Static<typeof RotationBody>;
 
-export const ROTATION_DESCRIPTION =
-  'Replaces the token you send with a new one: the new token works at once and the old one is refused at once, on every instance. Rotate when a token may have leaked (a log, a screenshot, a shared file).';
+export const ROTATION_DESCRIPTION = 'Replaces the token you send (rotate one that may have leaked): the new one works at once, the old one no longer.';
 
-/** The receipt of a rotation: the id of what it opens, and the new token. */
-export function rotationReceipt<Id extends string>(idField: Id, idSchema: TSchema) {
-  return Type.Object({
-    [idField]: idSchema,
-    access_token: Type.String({ description: 'The new token; the old one no longer works. Shown only here (and to an identical retry with a client token).' }),
-    duplicate: Type.Boolean({ description: 'true: an identical retry of an earlier rotation (200).' }),
-  } as Record<Id | 'access_token' | 'duplicate', TSchema>);
+/** The receipt of a rotation, one component per credential: the id of what it opens, and the new token. */
+export function rotationReceipt<Id extends string>(idField: Id, idSchema: TSchema, title: string) {
+  return Type.Object(
+    {
+      [idField]: idSchema,
+      access_token: Type.String({ description: 'The new token, shown only here.' }),
+      duplicate: Type.Boolean(),
+    } as Record<Id | 'access_token' | 'duplicate', TSchema>,
+    { title, description: '200 with duplicate true: an identical retry (same old token and client_access_token).' },
+  );
 }
+
+export const ROTATED = 'Created: a new token; the old one no longer works.';
 
 /** What a rotation needs from the request: the hash of the token presented and of the new one. */
 export interface RotationInput {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../../http/agent-facts.ts';
 import { described, HexToken, MessageText, NotModified, Timestamp, Uuid, responses, singleLine } from '../../http/schemas.ts';
-import { rotationReceipt } from '../../http/rotation.ts';
+import { ROTATED, rotationReceipt } from '../../http/rotation.ts';
 import { ConversationStatusSchema, MessageRecord, ReplyReceipt } from '../schemas.ts';
 
 export const FirstContact = Type.Object(
@@ -88,12 +88,9 @@ export const READ_DESCRIPTION = [
 
 export const FOLLOW_UP_DESCRIPTION = ['Writes a follow-up to the operator in this conversation.', ID_FACTS.client_message_id].join(' ');
 
-export const ConversationRotationReceipt = rotationReceipt('conversation_id', described(Uuid, 'The conversation, unchanged.'));
+export const ConversationRotationReceipt = rotationReceipt('conversation_id', Uuid, 'ConversationRotationReceipt');
 
 export const RotationResponses = responses(
-  {
-    201: described(ConversationRotationReceipt, 'Rotated: use access_token from now on.'),
-    200: described(ConversationRotationReceipt, 'An identical retry of an earlier rotation, with the same client_access_token.'),
-  },
+  { 201: described(ConversationRotationReceipt, ROTATED), 200: ConversationRotationReceipt },
   { 400: ['invalid_request', 'invalid_json'], 401: ['token_required', 'token_revoked'], 403: ['blocked'], 404: ['conversation_not_found'], 409: ['client_token_conflict'] },
 );
