@@ -18,9 +18,9 @@ export const ROTATION_DESCRIPTION = 'Replaces the token you send (rotate one tha
 export function rotationReceipt<Id extends string>(idField: Id, idSchema: TSchema, title: string) {
   return Type.Object(
     {
-      [idField]: idSchema,
+      [idField]: described(idSchema, 'Unchanged.'),
       access_token: Type.String({ description: 'The new token, shown only here.' }),
-      duplicate: Type.Boolean(),
+      duplicate: Type.Boolean({ description: 'true: an identical retry.' }),
     } as Record<Id | 'access_token' | 'duplicate', TSchema>,
     { title, description: '200 with duplicate true: an identical retry (same old token and client_access_token).' },
   );
