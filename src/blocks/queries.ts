@@ -42,10 +42,6 @@ export async function anyBlockHolds(db: Db, keys: readonly string[], now: number
   return Boolean(row.blocked);
 }
 
-export async function sourcesBlocked(db: Db, sources: Sources, now: number): Promise<boolean> {
-  return holds(await blockOnSources.rows(db, { ...sources, now }));
-}
-
 /** The blocks that hold at `now`, newest first, from before `before` (an id: ids are time-ordered). */
 export function listActiveBlocks(db: Db, now: number, limit: number, before: string | undefined): Promise<BlockRow[]> {
   let query = db

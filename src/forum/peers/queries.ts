@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { executeTogether, rowsOf, type Settled } from '../../store/sent-together.ts';
 import { agentBlocked } from '../../blocks/queries.ts';
 import type { Sources } from '../../http/client-source.ts';
 import type { Database } from '../../store/schema.ts';
@@ -22,10 +23,19 @@ export function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
   return db.selectFrom('peer_agents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertAgent(db: Db, input: Omit<AgentRow, 'id' | 'revoked_at' | 'previous_token_hash' | 'token_revoked_at'>): Promise<AgentRow> {
+/**
+ * Inserts a new agent. `checks` are sent before the insert, together with it (on PostgreSQL in one
+ * round trip); their outcomes come back for the caller to read.
+ */
+export async function insertAgent(
+  db: Db,
+  input: Omit<AgentRow, 'id' | 'revoked_at' | 'previous_token_hash' | 'token_revoked_at'>,
+  checks: readonly CompiledQuery[] = [],
+): Promise<{ row: AgentRow; checked: Settled[] }> {
   const row: AgentRow = { ...input, id: newId(), revoked_at: null, previous_token_hash: null, token_revoked_at: null };
-  await db.insertInto('peer_agents').values(row).execute();
-  return row;
+  const settled = await executeTogether(db, [...checks, db.insertInto('peer_agents').values(row).compile()]);
+  rowsOf(settled[checks.length]!);
+  return { row, checked: settled.slice(0, checks.length) };
 }
 
 /** Marks the agent revoked, offline and closed to new threads (COMPAT §2); false when it already was, or is unknown. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { sourcesBlocked } from '../../../blocks/queries.ts';
+import { blockOnSources, holds } from '../../../blocks/queries.ts';
+import { rowsOf } from '../../../store/sent-together.ts';
 import type { Sources } from '../../../http/client-source.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
 import type { Database } from '../../../store/schema.ts';
@@ -87,9 +88,10 @@ export const registerPeer = defineWrite({
 
   async run(trx, { registration, accessToken, admission, referral, sources, now }, refuse) {
     if (admission.kind === 'invite' && admission.code === undefined) return refuse('invitation_required');
-    if (await sourcesBlocked(trx, sources, now)) return refuse('blocked');
     const stored = storedRegistration(registration, referral.id);
-    const agent = await insertAgent(trx, {
+    // The block on the request's source is looked up in the insert's round trip.
+    const blockLookup = blockOnSources.compile(trx, { ...sources, now });
+    const { row: agent, checked: [blocked] } = await insertAgent(trx, {
       display_name: registration.display_name,
       description: stored.description,
       identity: JSON.stringify(stored.identity),
@@ -103,7 +105,8 @@ export const registerPeer = defineWrite({
       referral_id: referral.id,
       source: sources.source,
       source_wide: sources.wide,
-    });
+    }, [blockLookup]);
+    if (holds(rowsOf<{ blocked: unknown }>(blocked!))) return refuse('blocked');
     if (!(await admit(trx, admission, agent.id, now))) return refuse('invitation_required');
     if (referral.id !== null) await recordReferral(trx, referral.limiter, referral.id, 'peer-registration', now);
     return { agentId: agent.id };
