@@ -89,7 +89,7 @@ export class TelegramAlerts implements Alerts {
         retryAfterSeconds: refusal.retryAfterSeconds,
       };
     }
-    const outcome = await sendMessage(this.bot, ALERT_TEXTS.test);
+    const { messageId: _sentAs, ...outcome } = await sendMessage(this.bot, ALERT_TEXTS.test);
     this.delivered('test', outcome.sent ? 'sent' : 'failed');
     return outcome;
   }
