@@ -55,6 +55,7 @@ function frame(style: string, title: string, content: Html): string {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 <title>${title} · Parley</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/${style}">
 </head>
 <body>

@@ -16,6 +16,8 @@ export interface ThreadView {
   actions: ThreadAction[];
 }
 
+const counted = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
+
 const STATUS_WORDS: Record<string, string> = { open: 'Open', closed: 'Closed', spam: 'Marked as spam' };
 
 export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView | undefined> {
@@ -25,7 +27,7 @@ export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView
     const messages = await listMessages(db, conversation.id);
     return {
       heading: `Conversation with ${conversation.name}`,
-      subheading: `${STATUS_WORDS[conversation.status] ?? conversation.status} · ${conversation.message_count} messages`,
+      subheading: `${STATUS_WORDS[conversation.status] ?? conversation.status} · ${counted(conversation.message_count)}`,
       messages: messages.map((message) => ({
         fromOperator: message.role === 'admin',
         author: message.role === 'admin' ? 'You' : conversation.name,
@@ -48,7 +50,7 @@ export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView
   const messages = await listBridgeMessages(db, key);
   return {
     heading: `Owner bridge with ${agent}`,
-    subheading: `In the topic “${names?.title ?? ''}” · ${messages.length} messages`,
+    subheading: `In the topic “${names?.title ?? ''}” · ${counted(messages.length)}`,
     messages: messages.map((message) => ({ fromOperator: message.role === 'operator', author: message.role === 'operator' ? 'You' : agent, body: message.body, at: Number(message.created_at) })),
     canReply: true,
     actions: [],
