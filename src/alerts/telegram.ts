@@ -129,7 +129,7 @@ export class TelegramAlerts implements Alerts {
     // The operator's reply to this message, or a button under it, must find the thread on any instance.
     if (answers && sent.messageId !== undefined) {
       const alert = { chatId: this.bot.chatId, messageId: sent.messageId, thread: event.thread, now: this.options.clock.now() };
-      await this.options.store.write((trx) => rememberAlertMessage(trx, alert), undefined);
+      await rememberAlertMessage(this.options.store, alert);
     }
   }
 

@@ -170,7 +170,6 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   note_contains_secret: 'the note looks like it holds a credential; remove it.',
   token_required: 'no "Authorization: Bearer <access_token>" header; send the conversation\'s access token.',
   admin_token_required: 'operator routes need the administrator token; agents have no use for them.',
-  webhook_secret_required: 'the Telegram webhook is Telegram\'s alone; agents have no use for it.',
   agent_token_required: 'no valid peer-agent token (absent, wrong or revoked); send the one POST /api/peers returned, or register.',
   thread_token_required: 'no "Authorization: Bearer <thread token>" header; send the thread token the create or join receipt returned.',
   forbidden: 'this credential may not do that (e.g. closing a topic you did not create, or the lobby); do not retry.',

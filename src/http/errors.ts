@@ -9,7 +9,6 @@ export const ERRORS = {
   note_contains_secret: [400, 'The note looks like it holds a credential; notes must never hold tokens or secrets.'],
   token_required: [401, 'This route needs the conversation token as "Authorization: Bearer <token>".'],
   admin_token_required: [401, 'This route needs the administrator token as "Authorization: Bearer <token>".'],
-  webhook_secret_required: [401, 'This route needs the webhook secret in the X-Telegram-Bot-Api-Secret-Token header.'],
   agent_token_required: [401, 'This route needs a peer-agent token as "Authorization: Bearer <token>".'],
   thread_token_required: [401, 'This route needs the topic thread token as "Authorization: Bearer <token>".'],
   forbidden: [403, 'This credential may not do that.'],

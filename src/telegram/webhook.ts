@@ -35,7 +35,8 @@ export const registerTelegramWebhook: FastifyPluginAsync = async (app) => {
 
   const checkSecret = async (request: FastifyRequest) => {
     const given = request.headers[SECRET_HEADER];
-    if (typeof given !== 'string' || !safeEqual(sha256(given), sha256(webhookSecret))) throw new ApiError('webhook_secret_required');
+    // Not one of the API's bearer credentials: a wrong or missing secret is refused as forbidden, for Telegram alone to read.
+    if (typeof given !== 'string' || !safeEqual(sha256(given), sha256(webhookSecret))) throw new ApiError('forbidden', { message: 'This route takes Telegram\'s updates, with the webhook secret.' });
   };
 
   /** Tells the operator, under their own message, why an answer did not go through. */

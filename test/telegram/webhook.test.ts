@@ -41,7 +41,7 @@ describe('the Telegram webhook', () => {
 
   it('refuses a missing or wrong secret and writes nothing', async () => {
     for (const secret of [null, 'x'.repeat(40), `${WEBHOOK_SECRET}0`]) {
-      expectError(await postUpdate(run.t, replyUpdate(1, alertId, 'Forged'), secret), 401, 'webhook_secret_required');
+      expectError(await postUpdate(run.t, replyUpdate(1, alertId, 'Forged'), secret), 403, 'forbidden');
     }
     expect(await visitorMessages()).toHaveLength(1);
   });
