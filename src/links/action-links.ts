@@ -48,18 +48,16 @@ function decodePayload(payload: string): { thread: Thread; expiresAt: number } |
  */
 export class ActionLinks {
   readonly #key: string | undefined;
+  private readonly lifetimeMs: number;
+  private readonly publicUrl: string | undefined;
 
   constructor(
     config: Pick<Config, 'actionKey' | 'actionLinkHours' | 'publicUrl'>,
     private readonly clock: Clock,
-    private readonly lifetimeMs = config.actionLinkHours * 3_600_000,
-    private readonly publicUrl = config.publicUrl,
   ) {
     this.#key = config.actionKey;
-  }
-
-  get enabled(): boolean {
-    return this.#key !== undefined;
+    this.lifetimeMs = config.actionLinkHours * 3_600_000;
+    this.publicUrl = config.publicUrl;
   }
 
   /** The absolute link for a thread, or undefined without a key or a public base URL (PUBLIC_URL) to build it on. */

@@ -93,3 +93,18 @@ describe('the Telegram webhook', () => {
     expect((await postUpdate(run.t, { update_id: 10, message: { message_id: 3, chat: { id: 1 }, text: 'Hi' } })).statusCode).toBe(200);
   });
 });
+
+describe('without TELEGRAM_WEBHOOK_SECRET', () => {
+  it('has no webhook route, and alerts carry no buttons', async () => {
+    const telegram = new FakeTelegram();
+    const run = await startTelegramApp(telegram);
+    try {
+      expectError(await postUpdate(run.t, replyUpdate(1, 1, 'Hello')), 404, 'not_found');
+      await createConversation(run.t);
+      await run.alerts.idle();
+      expect(sentMessages(telegram).map((message) => Object.keys(message).sort())).toEqual([['chat_id', 'text']]);
+    } finally {
+      await closeTelegramApp(run, telegram);
+    }
+  });
+});
