@@ -57,8 +57,8 @@ function writeSecretsFile(dataDir: string, file: string, secrets: StoredSecrets,
 
 /**
  * On the embedded store, a first start without secrets generates them (the administrator token, the
- * rate salt and the action-link key) into a mode-0600 file in DATA_DIR and reuses it on later starts;
- * a file from before action links gets its key added. Returns the file's path when it was used.
+ * rate salt and the action-link key) into a mode-0600 file in DATA_DIR and reuses it on later starts.
+ * Returns the file's path when it was used.
  * With ADMIN_TOKEN and RATE_SALT in the environment no file is used: ACTION_KEY comes from there too.
  */
 export function fillSecretsFromDataDir(config: Config): { config: Config; secretsFile?: string; created: boolean } {
@@ -67,7 +67,9 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
   let stored: StoredSecrets = {};
   let created = false;
   if (existsSync(file)) stored = readSecretsFile(file);
-  if (!stored.ADMIN_TOKEN || !stored.RATE_SALT || !stored.ACTION_KEY) {
+  // A file that holds both secrets is left as it is (its owner may have written it, in a mode of their
+  // choosing): one from before action links gets its key from `parley token rotate --action-key`.
+  if (!stored.ADMIN_TOKEN || !stored.RATE_SALT) {
     const generated = {
       ADMIN_TOKEN: stored.ADMIN_TOKEN ?? newSecret(),
       RATE_SALT: stored.RATE_SALT ?? newSecret(),
