@@ -45,6 +45,35 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** WEBHOOK_*: signed webhooks to the operator's own tools; undefined (off) while WEBHOOK_URL is unset. */
   webhook: WebhookConfig | undefined;
+  challenge: ChallengeConfig;
+  botAuth: BotAuthConfig;
+}
+
+export const CHALLENGE_MODES = ['off', 'pressure', 'always'] as const;
+export type ChallengeMode = (typeof CHALLENGE_MODES)[number];
+
+/** CHALLENGE_*: the proof of work asked of first contacts and registrations (src/challenges/). */
+export interface ChallengeConfig {
+  mode: ChallengeMode;
+  /** CHALLENGE_HMAC_KEY; unset, a key is derived from RATE_SALT (the same on every instance that shares the store). */
+  hmacKey: string | undefined;
+  /** CHALLENGE_MAX_NUMBER: the cost; a solver tries half of it on average. */
+  maxNumber: number;
+  /** CHALLENGE_EXPIRES_SECONDS: how long a challenge may be solved and used. */
+  expiresSeconds: number;
+  /** CHALLENGE_PRESSURE_PERCENT: in pressure mode, the share of a global limit's window used past which every creation is asked. */
+  pressurePercent: number;
+  /** CHALLENGE_SOURCE_PERCENT: in pressure mode, the share of its own limit a source has used past which it is asked. */
+  sourcePercent: number;
+}
+
+/** WEB_BOT_AUTH_*: verifying agents' HTTP Message Signatures (src/bot-auth/). */
+export interface BotAuthConfig {
+  enabled: boolean;
+  /** WEB_BOT_AUTH_ALLOW_LOOPBACK: key directories on loopback over http, for tests only. */
+  allowLoopback: boolean;
+  /** WEB_BOT_AUTH_CACHE_SECONDS: how long a fetched key directory (or a failed fetch) is kept. */
+  cacheSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -315,5 +344,22 @@ export function readConfig(env: Env): Config {
     maxWaitersPerSource: integer(env, 'MAX_WAITERS_PER_SOURCE', 32, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
     webhook: webhook(env),
+    challenge: challenge(env),
+    botAuth: {
+      enabled: oneOf(env, 'WEB_BOT_AUTH', ['on', 'off'] as const, 'on') === 'on',
+      allowLoopback: oneOf(env, 'WEB_BOT_AUTH_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true',
+      cacheSeconds: integer(env, 'WEB_BOT_AUTH_CACHE_SECONDS', 3_600, 1, 86_400),
+    },
+  };
+}
+
+function challenge(env: Env): ChallengeConfig {
+  return {
+    mode: oneOf(env, 'CHALLENGE_MODE', CHALLENGE_MODES, 'off'),
+    hmacKey: secret(env, 'CHALLENGE_HMAC_KEY'),
+    maxNumber: integer(env, 'CHALLENGE_MAX_NUMBER', 10_000, 100, 10_000_000),
+    expiresSeconds: integer(env, 'CHALLENGE_EXPIRES_SECONDS', 600, 30, 86_400),
+    pressurePercent: integer(env, 'CHALLENGE_PRESSURE_PERCENT', 50, 0, 100),
+    sourcePercent: integer(env, 'CHALLENGE_SOURCE_PERCENT', 50, 0, 100),
   };
 }

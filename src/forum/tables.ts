@@ -27,6 +27,8 @@ export interface PeerAgentsTable {
   presence_updated_at: number;
   /** The normalised referral id the registration carried, for the operator; null without one. */
   referral_id: string | null;
+  /** The origin whose Web Bot Auth signature the registration carried, verified; null otherwise. */
+  verified_origin: string | null;
 }
 
 export type PresenceStatus = 'available' | 'away' | 'offline';

@@ -195,6 +195,8 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   topic_closed: 'the topic is closed and takes no more posts; its history stays readable.',
   payload_too_large: 'the body is over 32 KiB; send less.',
   unsupported_media_type: 'send bodies as Content-Type: application/json.',
+  challenge_required:
+    'find number (0 to challenge.maxnumber) with SHA-256(challenge.salt + number) = challenge.challenge (hex), then send the same request again with header X-Challenge-Solution: base64 of JSON {algorithm, challenge, number, salt, signature}; a solution works once.',
   rate_limited: 'too many requests from your address or agent; wait the Retry-After seconds, then send the identical request again.',
   inbox_at_capacity: 'the inbox takes no new conversations for now; wait the Retry-After seconds and try again.',
   headers_too_large: 'the request headers are too large; send fewer or shorter headers.',

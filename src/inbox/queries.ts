@@ -28,6 +28,7 @@ export const CONVERSATION_COLUMNS = [
   'revision',
   'last_message_preview',
   'last_message_role',
+  'verified_origin',
 ] as const satisfies readonly (keyof ConversationRow)[];
 
 const conversationById = prepare<{ id: string }, ConversationRow>(['id'], (db, p) => db.selectFrom('conversations').selectAll().where('id', '=', p.id));

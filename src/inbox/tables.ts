@@ -22,6 +22,8 @@ export interface ConversationsTable {
   /** The start of the last message (PREVIEW_LENGTH characters) and who wrote it, for the operator list. */
   last_message_preview: Generated<string>;
   last_message_role: Generated<'visitor' | 'admin'>;
+  /** The origin whose Web Bot Auth signature the first contact carried, verified; null otherwise. */
+  verified_origin: string | null;
 }
 
 export interface MessagesTable {

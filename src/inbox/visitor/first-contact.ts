@@ -15,7 +15,12 @@ function fingerprint(name: string, invitationId: string | null, message: string)
  * A validated first contact as the creation write's input, and the token it is created with: the
  * client's own, or one made now that only this request's answer will carry.
  */
-export function firstContact(body: FirstContact, source: string, services: Pick<Services, 'limiter' | 'clock'>): { input: NewConversation; issued: IssuedToken } {
+export function firstContact(
+  body: FirstContact,
+  source: string,
+  services: Pick<Services, 'limiter' | 'clock'>,
+  trust: Pick<NewConversation, 'proof' | 'verifiedOrigin'>,
+): { input: NewConversation; issued: IssuedToken } {
   const name = body.name || ANONYMOUS;
   const invitationId = body.invitation_id || null;
   const clientMade = body.client_access_token !== undefined;
@@ -29,6 +34,7 @@ export function firstContact(body: FirstContact, source: string, services: Pick<
       invitationId,
       message: body.message,
       source,
+      ...trust,
       limiter: services.limiter,
       now: services.clock.now(),
     },

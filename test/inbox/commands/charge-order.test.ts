@@ -52,6 +52,8 @@ const firstContact = (limits: Limiter): NewConversation => ({
   invitationId: null,
   message: 'Hello operator',
   source: 'source-a',
+  verifiedOrigin: null,
+  proof: undefined,
   limiter: limits,
   now: Date.UTC(2026, 0, 1),
 });
