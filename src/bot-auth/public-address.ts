@@ -24,8 +24,6 @@ for (const [network, bits] of [
 for (const [network, bits] of [
   ['::', 128],
   ['::1', 128],
-  // IPv4-mapped addresses in hex form; the dotted form is judged as IPv4 (unmapped).
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
@@ -51,7 +49,8 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
 }
 
 export function isPublicAddress(address: string): boolean {
-  if (isIP(address) === 0) return false;
+  // An IPv4-mapped address in hex form (::ffff:7f00:1) is not one a resolver hands out for a public host.
+  if (isIP(address) === 0 || /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/i.test(address)) return false;
   const { address: plain, family } = unmapped(address);
   return !NOT_PUBLIC.check(plain, family);
 }

@@ -146,9 +146,9 @@ export const ErrorRef = Type.Ref(ErrorBody);
 /** The ALTCHA challenge object (GET /api/challenge, and a 428's `challenge`). */
 export const Challenge = Type.Object(
   {
-    algorithm: Type.Literal('SHA-256'),
+    algorithm: Type.Literal('SHA-256', { description: 'The hash.' }),
     challenge: Type.String({ description: 'Hex SHA-256 of salt + number.' }),
-    salt: Type.String(),
+    salt: Type.String({ description: 'Hash it as given, the number appended.' }),
     signature: Type.String({ description: 'The service\'s HMAC of challenge; send it back unchanged.' }),
     maxnumber: Type.Integer({ description: 'number is between 0 and this.' }),
   },

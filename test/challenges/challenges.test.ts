@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/http/errors.ts';
 import { countRows, expectApiHeaders, json, startApp, type TestApp } from '../helpers.ts';
@@ -81,6 +82,16 @@ describe('proof of work, CHALLENGE_MODE=always', () => {
     for (const solution of variants) expectChallenge(await create({ 'x-challenge-solution': solution }));
     t.clock.advance(601_000);
     expectChallenge(await create({ 'x-challenge-solution': solve(issued, right.number) }));
+  });
+
+  it('the guides\' Node example, run as written on a 428, solves it', async () => {
+    const guide = json<{ proof_of_work: { example_node: string } }>(await t.inject({ method: 'GET', url: '/api/agent-guide' }));
+    for (const document of ['/llms.txt', '/llms-full.txt', '/skill.md']) expect((await t.inject({ method: 'GET', url: document })).body).toContain(guide.proof_of_work.example_node);
+    const asked = await create();
+    const answer = { json: async () => asked.json() };
+    const run = new Function('createHash', 'answer', `return (async () => { ${guide.proof_of_work.example_node} return solution; })();`) as (hash: typeof createHash, given: typeof answer) => Promise<string>;
+    const solution = await run(createHash, answer);
+    expect((await create({ 'x-challenge-solution': solution })).statusCode).toBe(201);
   });
 
   it('asks peer registration too, and the idempotent retry of a created conversation needs no new solution', async () => {
