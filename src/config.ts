@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type LimitWindow } from './limits/names.ts';
 import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/sqlite/group-commit.ts';
+import { readTrustConfig, type BotAuthConfig, type ChallengeConfig } from './trust-config.ts';
 
 export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
 export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
@@ -47,33 +48,6 @@ export interface Config {
   webhook: WebhookConfig | undefined;
   challenge: ChallengeConfig;
   botAuth: BotAuthConfig;
-}
-
-export const CHALLENGE_MODES = ['off', 'pressure', 'always'] as const;
-export type ChallengeMode = (typeof CHALLENGE_MODES)[number];
-
-/** CHALLENGE_*: the proof of work asked of first contacts and registrations (src/challenges/). */
-export interface ChallengeConfig {
-  mode: ChallengeMode;
-  /** CHALLENGE_HMAC_KEY; unset, a key is derived from RATE_SALT (the same on every instance that shares the store). */
-  hmacKey: string | undefined;
-  /** CHALLENGE_MAX_NUMBER: the cost; a solver tries half of it on average. */
-  maxNumber: number;
-  /** CHALLENGE_EXPIRES_SECONDS: how long a challenge may be solved and used. */
-  expiresSeconds: number;
-  /** CHALLENGE_PRESSURE_PERCENT: in pressure mode, the share of a global limit's window used past which every creation is asked. */
-  pressurePercent: number;
-  /** CHALLENGE_SOURCE_PERCENT: in pressure mode, the share of its own limit a source has used past which it is asked. */
-  sourcePercent: number;
-}
-
-/** WEB_BOT_AUTH_*: verifying agents' HTTP Message Signatures (src/bot-auth/). */
-export interface BotAuthConfig {
-  enabled: boolean;
-  /** WEB_BOT_AUTH_ALLOW_LOOPBACK: key directories on loopback over http, for tests only. */
-  allowLoopback: boolean;
-  /** WEB_BOT_AUTH_CACHE_SECONDS: how long a fetched key directory (or a failed fetch) is kept. */
-  cacheSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -344,22 +318,6 @@ export function readConfig(env: Env): Config {
     maxWaitersPerSource: integer(env, 'MAX_WAITERS_PER_SOURCE', 32, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
     webhook: webhook(env),
-    challenge: challenge(env),
-    botAuth: {
-      enabled: oneOf(env, 'WEB_BOT_AUTH', ['on', 'off'] as const, 'on') === 'on',
-      allowLoopback: oneOf(env, 'WEB_BOT_AUTH_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true',
-      cacheSeconds: integer(env, 'WEB_BOT_AUTH_CACHE_SECONDS', 3_600, 1, 86_400),
-    },
-  };
-}
-
-function challenge(env: Env): ChallengeConfig {
-  return {
-    mode: oneOf(env, 'CHALLENGE_MODE', CHALLENGE_MODES, 'off'),
-    hmacKey: secret(env, 'CHALLENGE_HMAC_KEY'),
-    maxNumber: integer(env, 'CHALLENGE_MAX_NUMBER', 10_000, 100, 10_000_000),
-    expiresSeconds: integer(env, 'CHALLENGE_EXPIRES_SECONDS', 600, 30, 86_400),
-    pressurePercent: integer(env, 'CHALLENGE_PRESSURE_PERCENT', 50, 0, 100),
-    sourcePercent: integer(env, 'CHALLENGE_SOURCE_PERCENT', 50, 0, 100),
+    ...readTrustConfig(env, { secret, integer, oneOf }),
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { helpers, jwkToKeyID, verify, type Verify } from 'web-bot-auth';
 import { verifierFromJWK } from 'web-bot-auth/crypto';
 import type { Clock } from '../clock.ts';
-import type { BotAuthConfig } from '../config.ts';
+import type { BotAuthConfig } from '../trust-config.ts';
 import { fetchableOrigin, fetchKeyDirectory } from './key-directory.ts';
 
 /** Directories kept at once; past it the oldest is dropped. */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createChallenge, extractParams } from 'altcha-lib';
 import type { Clock } from '../clock.ts';
-import type { ChallengeConfig, ChallengeMode } from '../config.ts';
+import type { ChallengeConfig, ChallengeMode } from '../trust-config.ts';
 import { ApiError } from '../http/errors.ts';
 import { safeEqual } from '../tokens.ts';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { FastifyRequest } from 'fastify';
-import type { ChallengeMode } from '../config.ts';
+import type { ChallengeMode } from '../trust-config.ts';
 import type { LimitUse } from '../limits/limiter.ts';
 import type { LimitName } from '../limits/names.ts';
 import type { Database } from '../store/schema.ts';
