@@ -16,7 +16,10 @@ import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { registerJsonBody, TRANSPORT_LIMIT_BYTES } from './http/json-body.ts';
 import { answerFrameworkError, refuseMissingHost, registerApiHeaders, registerRouting, routePath } from './http/routing.ts';
 import { answerClientError, transportServer } from './http/server.ts';
-import { ErrorBody, lowercaseIds } from './http/schemas.ts';
+import { Challenge, ErrorBody, lowercaseIds } from './http/schemas.ts';
+import { Challenges } from './challenges/challenges.ts';
+import { registerChallengeRoute } from './challenges/routes.ts';
+import { SignatureAgents } from './bot-auth/signature-agents.ts';
 import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
 import { countBlocks } from './blocks/metrics.ts';
 import { registerBlocks } from './blocks/routes.ts';
@@ -83,6 +86,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     live,
     changes: changeSink(live, undefined),
     version: VERSION,
+    challenges: new Challenges(options.config.challenge, options.config.rateSalt, clock),
+    signatureAgents: new SignatureAgents(options.config.botAuth, clock),
   };
   app.decorate('services', services);
   // A stopping server answers its held reads now rather than at the end of their wait.
@@ -125,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  app.addSchema(Challenge);
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     openapi: {
@@ -154,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
+  await app.register(registerChallengeRoute);
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);
   await app.register(registerBlocks);

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type LimitWindow } from './limits/names.ts';
 import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/sqlite/group-commit.ts';
+import { readTrustConfig, type BotAuthConfig, type ChallengeConfig } from './trust-config.ts';
 
 export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
 export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
@@ -49,6 +50,8 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** WEBHOOK_*: signed webhooks to the operator's own tools; undefined (off) while WEBHOOK_URL is unset. */
   webhook: WebhookConfig | undefined;
+  challenge: ChallengeConfig;
+  botAuth: BotAuthConfig;
 }
 
 export interface WebhookConfig {
@@ -335,5 +338,6 @@ export function readConfig(env: Env): Config {
     maxWaitersPerSource: integer(env, 'MAX_WAITERS_PER_SOURCE', 32, 0, 1_000_000),
     eventsHeartbeatSeconds: integer(env, 'EVENTS_HEARTBEAT_SECONDS', 15, 1, 300),
     webhook: webhook(env),
+    ...readTrustConfig(env, { secret, integer, oneOf }),
   };
 }

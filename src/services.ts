@@ -1,4 +1,6 @@
 import type { Alerts } from './alerts/alerts.ts';
+import type { SignatureAgents } from './bot-auth/signature-agents.ts';
+import type { Challenges } from './challenges/challenges.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { ActionLinks } from './links/action-links.ts';
@@ -21,6 +23,10 @@ export interface Services {
   /** Where the changes of every write go: recorded in its transaction, published after its commit. */
   changes: ChangeSink;
   version: string;
+  /** The proof of work (CHALLENGE_MODE): challenges handed out, solutions checked. */
+  challenges: Challenges;
+  /** Web Bot Auth: the verified origin of a signed request, its key directory fetched and cached. */
+  signatureAgents: SignatureAgents;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,5 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
+import { postWithProof } from './proof-of-work.ts';
 import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, randomHex } from './dom.ts';
 
 interface Session {
@@ -221,7 +222,7 @@ async function createConversation(event: SubmitEvent): Promise<void> {
   button.disabled = true;
   setStatus('compose-status', 'Sending…');
   try {
-    const result = await api<CreationReceipt>('POST', '/api/conversations', { body });
+    const result = await postWithProof<CreationReceipt>('/api/conversations', body, () => setStatus('compose-status', 'Sending… (solving a short anti-spam puzzle first)'));
     if ((result.status === 201 || result.status === 200) && result.body) {
       sessionStorage.removeItem(PENDING);
       setStatus('compose-status', '');

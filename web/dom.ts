@@ -51,8 +51,12 @@ export function earlyAnswerPause(retryAfter: string | null, startedAt: number): 
 }
 
 /** fetch with JSON in and out; a network failure throws, an HTTP error resolves with its status. */
-export async function api<T>(method: string, url: string, options: { token?: string; body?: unknown; etag?: string | undefined; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function api<T>(
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown; etag?: string | undefined; signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.etag) headers['if-none-match'] = options.etag;

@@ -41,6 +41,8 @@ export function toA2aError(error: ApiError): A2AError {
   const metadata: Record<string, string> = { code: error.code, what_to_do: ERROR_ADVICE[error.code] };
   if (error.options.field !== undefined) metadata.field = error.options.field;
   if (error.options.retryAfterSeconds !== undefined) metadata.retry_after_seconds = String(error.options.retryAfterSeconds);
+  // The fresh challenge of a 428, as JSON text: metadata values are strings.
+  if (error.options.extra?.challenge !== undefined) metadata.challenge = JSON.stringify(error.options.extra.challenge);
   const Semantic = SEMANTIC[error.code];
   return Semantic ? new Semantic({ message: error.message, metadata }) : new ServiceRefusal(error, metadata);
 }

@@ -4,6 +4,7 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { A2A_FACTS, AUTH_HEADER_TEMPLATE, TOKEN_FACTS } from '../http/agent-facts.ts';
 import { bearerToken } from '../http/auth.ts';
+import { requestTrust } from '../challenges/request-trust.ts';
 import { requestSource, requestSources } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { ClientMessageId, isUuid, MessageBody } from '../http/schemas.ts';
@@ -156,13 +157,13 @@ export class ConversationTasks implements A2ARequestHandler {
   /** The first message: the REST creation's validation, limits and write, keyed by messageId for retries. */
   private async start(message: Message, messageId: string, text: string): Promise<Task> {
     const body = validated(FirstContact, { message: text, ...firstContactFields(message) });
-    const { input, issued } = firstContact(body, requestSources(this.request), this.services);
-    const { result: conversation, duplicate } = await perform(this.services, startTask, {
+    const { input, issued } = firstContact(body, requestSources(this.request), this.services, await requestTrust(this.request, this.services));
+    const { result: conversation, duplicate } = await this.services.challenges.withFreshChallenge(() => perform(this.services, startTask, {
       ...input,
       // The messageId is part of what makes a retry the same request.
       fingerprint: `${input.fingerprint}:${messageId}`,
       messageId,
-    });
+    }));
     if (duplicate && !issued.clientMade) {
       const token: TokenMetadata = { access_token: null, note: 'An earlier request with this messageId started this task; its token was given only to that request.' };
       return presentTask(conversation, [], { token });

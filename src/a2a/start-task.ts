@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { createConversation, type NewConversation } from '../inbox/commands/create-conversation.ts';
 import type { ConversationRow } from '../inbox/queries.ts';
 import type { Database } from '../store/schema.ts';
+import type { ProofRefusal } from '../challenges/proof.ts';
 import { defineWrite, type Earlier } from '../writes/write.ts';
 import './tables.ts';
 
@@ -33,7 +34,7 @@ async function findByFirstMessage(db: Kysely<Database>, { messageId, fingerprint
  * token the server made, which only the first answer carries: knowing a messageId must not be a
  * way into a conversation.
  */
-export const startTask = defineWrite<NewTask, ConversationRow, 'blocked'>({
+export const startTask = defineWrite<NewTask, ConversationRow, 'blocked' | ProofRefusal>({
   name: 'A2A task start',
   retry: {
     find: (db, task: NewTask) => (task.clientSuppliedToken ? createConversation.retry!.find(db, task) : findByFirstMessage(db, task)),

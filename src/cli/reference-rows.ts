@@ -187,6 +187,7 @@ function agents(reference: ReferenceExport): Insertable<PeerAgentsTable>[] {
         accepts_new_threads: row.number('accepts_new_threads'),
         presence_updated_at: row.optionalTime('presence_updated_at') ?? createdAt,
         referral_id: referral,
+        verified_origin: null,
       };
     });
 }

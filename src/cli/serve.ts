@@ -5,6 +5,7 @@ import { createAlerts } from '../alerts/telegram.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';
+import { spentChallengeRetention } from '../challenges/forget-spent.ts';
 import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { ActionLinks } from '../links/action-links.ts';
@@ -137,7 +138,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     maxSharePercent: config.retentionMaxShare,
     allowLargeDelete: config.retentionAllowLargeDelete,
     logger: log,
-    removeOldCounters: referralRetention(app.services, systemClock),
+    removeOldCounters: async () => (await referralRetention(app.services, systemClock)()) + (await spentChallengeRetention(app.services, systemClock)()),
   });
   app.addHook('onClose', async () => {
     await retention.stop();

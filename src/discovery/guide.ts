@@ -13,6 +13,7 @@ import {
   SELF_IDENTIFICATION,
   TOKEN_FACTS,
   WAITING_FACTS,
+  TRUST_FACTS,
 } from '../http/agent-facts.ts';
 import { MAX_WAIT_SECONDS } from '../http/schemas.ts';
 import { agentGuideCompat } from './compat-guide.ts';
@@ -78,6 +79,7 @@ export function agentGuide(base: string, config: Config, version: string): Stati
       `The creation receipt holds conversation_id and access_token: save both. Send the token as "${AUTH_HEADER_TEMPLATE}" to GET read_url and to POST {"message", "client_message_id"} to reply_url. ` +
       'To return later, use the SAME ID and token; never start a new conversation to check for a reply. Never put the token in a URL or share it.',
     restrictions: RESTRICTIONS,
+    proof_of_work: { how: TRUST_FACTS.proof_of_work, example_node: TRUST_FACTS.example_node, verified_agents: TRUST_FACTS.verified_agents },
     openapi_url: `${base}/openapi.json`,
     openapi_agent_url: `${base}/openapi.agent.json`,
     llms_txt_url: `${base}/llms.txt`,

@@ -62,6 +62,14 @@ export const AgentGuide = Type.Object({
   ),
   follow_up: text('How to read and reply once the conversation exists.'),
   restrictions: text('What never to send.'),
+  proof_of_work: Type.Object(
+    {
+      how: text('When proof of work is asked and how to answer it.'),
+      example_node: text('A working solver in Node.'),
+      verified_agents: text('How an agent signs to be verified (Web Bot Auth), and what it gets.'),
+    },
+    { description: 'Proof of work under pressure, and verified agents.' },
+  ),
   openapi_url: url('The complete OpenAPI 3.1 document, operator routes included.'),
   openapi_agent_url: url('The OpenAPI 3.1 document of the routes an agent uses, without the operator\'s.'),
   llms_txt_url: url('This guide as Markdown, with a first-contact walkthrough.'),

@@ -34,6 +34,8 @@ export interface PeerAgentsTable {
   previous_token_hash: Generated<string | null>;
   /** When the operator revoked the agent token; the agent is then told so. */
   token_revoked_at: Generated<number | null>;
+  /** The origin whose Web Bot Auth signature the registration carried, verified; null otherwise. */
+  verified_origin: string | null;
 }
 
 export type PresenceStatus = 'available' | 'away' | 'offline';

@@ -35,6 +35,7 @@ export const ERRORS = {
   topic_closed: [409, 'The topic is closed.'],
   payload_too_large: [413, 'The request body is larger than 32 KiB.'],
   unsupported_media_type: [415, 'Request bodies must be sent as Content-Type: application/json.'],
+  challenge_required: [428, 'This request needs a solved proof-of-work challenge; the answer carries one under "challenge".'],
   rate_limited: [429, 'Too many requests from this source; try again after the Retry-After delay.'],
   inbox_at_capacity: [429, 'The inbox takes no new conversations for now; try again after the Retry-After delay.'],
   headers_too_large: [431, 'The request headers are too large.'],

@@ -136,11 +136,28 @@ export const ErrorBody = Type.Object(
       description: `Stable machine-readable code; codes never change once released. ${adviceFor(ERROR_CODES)}`,
     }),
     field: Type.Optional(Type.String({ description: 'The request field a validation error is about (400 invalid_request only).' })),
+    challenge: Type.Optional(Type.Ref('Challenge', { description: '428 challenge_required only: a fresh challenge to solve.' })),
   },
   { $id: 'ErrorBody', additionalProperties: true, description: 'Every error answer: {error, code, field?}.' },
 );
 
 export const ErrorRef = Type.Ref(ErrorBody);
+
+/** The ALTCHA challenge object (GET /api/challenge, and a 428's `challenge`). */
+export const Challenge = Type.Object(
+  {
+    algorithm: Type.Literal('SHA-256', { description: 'The hash.' }),
+    challenge: Type.String({ description: 'Hex SHA-256 of salt + number.' }),
+    salt: Type.String({ description: 'Hash it as given, the number appended.' }),
+    signature: Type.String({ description: 'The service\'s HMAC of challenge; send it back unchanged.' }),
+    maxnumber: Type.Integer({ description: 'number is between 0 and this.' }),
+  },
+  {
+    $id: 'Challenge',
+    description:
+      'Proof of work: find number with SHA-256(salt + number) = challenge, then send header X-Challenge-Solution: base64 of JSON {algorithm, challenge, number, salt, signature}. Each solution is accepted once, until the expiry in salt.',
+  },
+);
 
 /** The codes a route may answer, by status; a bare list of statuses describes them without naming codes. */
 export type ErrorResponses = number[] | Partial<Record<number, readonly ErrorCode[]>>;
@@ -154,6 +171,7 @@ export const ERROR_STATUSES: Record<number, { name: string; text: string }> = {
   409: { name: 'Conflict', text: 'Conflicts with what is stored.' },
   413: { name: 'PayloadTooLarge', text: 'The body is too large.' },
   415: { name: 'UnsupportedMediaType', text: 'The body is not JSON.' },
+  428: { name: 'PreconditionRequired', text: 'Proof of work is asked: the body carries a fresh challenge to solve before sending the request again.' },
   429: { name: 'TooManyRequests', text: 'Refused by a limit; the Retry-After header says how many seconds to wait. Nothing was charged or written.' },
   502: { name: 'BadGateway', text: 'An upstream service refused.' },
   503: { name: 'ServiceUnavailable', text: 'Unavailable for now.' },
@@ -174,6 +192,9 @@ export function responses(success: Record<number, TSchema>, errors: ErrorRespons
     : Object.entries(errors).map(([status, codes]) => [Number(status), codes]);
   return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(codes)])), ...success };
 }
+
+/** What a route that may ask for proof of work (CHALLENGE_MODE) answers besides its own errors. */
+export const CHALLENGE_ERRORS = { 428: ['challenge_required'] } as const satisfies ErrorResponses;
 
 /** The answer to a conditional read whose copy is current. */
 export const NotModified = Type.Null({

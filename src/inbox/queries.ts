@@ -30,6 +30,7 @@ export const CONVERSATION_COLUMNS = [
   'last_message_role',
   'source',
   'source_wide',
+  'verified_origin',
 ] as const satisfies readonly (keyof ConversationRow)[];
 
 const conversationById = prepare<{ id: string }, ConversationRow>(['id'], (db, p) => db.selectFrom('conversations').selectAll().where('id', '=', p.id));

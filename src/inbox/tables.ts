@@ -31,6 +31,8 @@ export interface ConversationsTable {
   token_revoked_at: Generated<number | null>;
   /** When the longest block of this conversation alone ends (Number.MAX_SAFE_INTEGER: never); null when none holds. */
   blocked_until: Generated<number | null>;
+  /** The origin whose Web Bot Auth signature the first contact carried, verified; null otherwise. */
+  verified_origin: string | null;
 }
 
 export interface MessagesTable {

@@ -82,6 +82,9 @@ export interface PendingCharge {
   settle: (charged: readonly { bucket: string }[]) => void;
 }
 
+/** What the look of ensureAvailableAll saw: for each limit, the largest share of a window already used (0 to 1), before this request. */
+export type LimitUse = Map<LimitName, number>;
+
 /** A limit to charge: its name, the key it counts (a source, an agent) and the error its refusal answers. */
 export type Charge = [name: LimitName, key: string, code?: 'rate_limited' | 'inbox_at_capacity'];
 
@@ -143,12 +146,14 @@ export class Limiter {
    * first full window in the order given answering. A look, not a reservation: concurrent requests
    * all pass it before any charges, so only `consumeAll` may decide whether limited work goes ahead.
    * A command that charges last (to hold the counters' row locks for as short a time as possible)
-   * looks first, so that a client past its limit is refused before any work is done.
+   * looks first, so that a client past its limit is refused before any work is done. What it saw
+   * comes back, for a decision that depends on how busy a limit is (the proof of work under pressure).
    */
-  async ensureAvailableAll(db: Db, charges: readonly Charge[]): Promise<void> {
+  async ensureAvailableAll(db: Db, charges: readonly Charge[]): Promise<LimitUse> {
     const now = this.clock.now();
     const windows = this.windows(charges, now);
-    if (windows.length === 0) return;
+    const use: LimitUse = new Map();
+    if (windows.length === 0) return use;
     const params: ChargeParams = { now };
     windows.forEach(({ bucket }, index) => {
       params[`bucket${index}`] = bucket;
@@ -156,6 +161,8 @@ export class Limiter {
     const counts = new Map((await lookStatement(windows.length).rows(db, params)).map((row) => [row.bucket, row.count]));
     const full = windows.find((window) => (counts.get(window.bucket) ?? 0) >= window.limit);
     if (full) throw this.refusal(full.name, full.code, full.expiresAt, now);
+    for (const window of windows) use.set(window.name, Math.max(use.get(window.name) ?? 0, (counts.get(window.bucket) ?? 0) / window.limit));
+    return use;
   }
 
   async ensureAvailable(db: Db, name: LimitName, key: string): Promise<void> {

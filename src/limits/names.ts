@@ -11,6 +11,7 @@ export const LIMIT_NAMES = [
   'CONVERSATION_GLOBAL',
   'FOLLOWUP_SOURCE',
   'PEER_REGISTRATION_SOURCE',
+  'VERIFIED_AGENT',
   'TOPIC_AGENT',
   'JOIN_AGENT',
   'REPLY_AGENT',
@@ -34,6 +35,8 @@ export const DEFAULT_LIMITS: Record<LimitName, string> = {
   CONVERSATION_GLOBAL: '25/10m,200/1d',
   FOLLOWUP_SOURCE: '24/1h,60/1d',
   PEER_REGISTRATION_SOURCE: '8/1h,30/1d',
+  // First contacts and registrations of an agent with a verified signature, per verified origin, instead of per source.
+  VERIFIED_AGENT: '20/1h,100/1d',
   TOPIC_AGENT: '12/1h,60/1d',
   JOIN_AGENT: '30/1h,200/1d',
   REPLY_AGENT: '240/1h,2000/1d',

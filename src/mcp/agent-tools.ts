@@ -9,10 +9,12 @@ import { LeaveReceipt, NewTopic, Overview, PageQuery, ThreadReceipt, TopicList, 
 import {
   AccessToken,
   AgentAccessToken,
+  withChallengeSolution,
   ConversationId,
   MESSAGE_RETRY,
   ThreadAccessToken,
   TopicId,
+  withSolution,
   WRITING_RULES,
 } from './arguments.ts';
 import { segment } from './route-call.ts';
@@ -30,10 +32,10 @@ const startConversation = routeTool({
     WRITING_RULES,
     'The result holds conversation_id and access_token: keep both privately; they are the only way back to the conversation (a token the server made is shown once and cannot be recovered; a client_access_token you send makes the call safe to retry). To return later, use read_conversation, send_message and wait_for_reply with them; never start another conversation to check for a reply.',
   ].join(' '),
-  input: toolInput({}, FirstContact),
+  input: withChallengeSolution(toolInput({}, FirstContact)),
   output: CreationReceipt,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  route: (args) => ({ method: 'POST', path: '/api/conversations', body: args }),
+  route: (args) => ({ method: 'POST', path: '/api/conversations', ...withSolution(args) }),
 });
 
 const readConversation = routeTool({
@@ -104,10 +106,10 @@ const registerAgent = routeTool({
     WRITING_RULES,
     'forum_overview says whether registration is open, by invitation (send invitation_code) or closed.',
   ].join(' '),
-  input: toolInput({}, Registration),
+  input: withChallengeSolution(toolInput({}, Registration)),
   output: RegistrationReceipt,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  route: (args) => ({ method: 'POST', path: '/api/peers', body: args }),
+  route: (args) => ({ method: 'POST', path: '/api/peers', ...withSolution(args) }),
 });
 
 const createTopic = routeTool({

@@ -1,4 +1,4 @@
-import { CloneType, Type, type TProperties } from '@sinclair/typebox';
+import { CloneType, Type, type TObject, type TProperties } from '@sinclair/typebox';
 import { RESTRICTIONS } from '../http/agent-facts.ts';
 import { ClientMessageId, described, HexToken, IdParam } from '../http/schemas.ts';
 import { Identity, Registration } from '../forum/peers/schemas.ts';
@@ -41,3 +41,17 @@ export const TOOL_WORDING: TProperties = {
 };
 export const REFUSALS =
   'A refused call is a tool result with isError: true whose text is JSON with code (the contract\'s error code), error (a sentence), field (for a validation error), retry_after_seconds (for a limit) and what_to_do. Act on code; on rate_limited wait retry_after_seconds, then send the identical call again.';
+
+/** Proof of work (CHALLENGE_MODE): the input of a tool that may be asked for it, its solution last; and what its refusal says to do. */
+export function withChallengeSolution(input: TObject): TObject {
+  const solution = Type.String({ maxLength: 2048, description: 'Only after a challenge_required error: the base64 solution of its challenge (see its what_to_do).' });
+  return Type.Object({ ...input.properties, challenge_solution: Type.Optional(solution) });
+}
+export const CHALLENGE_ADVICE =
+  'solve "challenge": find number (0 to maxnumber) with hex SHA-256(salt + number) = challenge; then call again with the same arguments plus challenge_solution = base64 of JSON {algorithm, challenge, number, salt, signature}. A solution works once.';
+
+/** The route call of a tool that may be asked for proof of work: the solution goes in X-Challenge-Solution, the rest in the body. */
+export function withSolution(args: Record<string, unknown>): { body: Record<string, unknown>; headers?: Record<string, string> } {
+  const { challenge_solution: solution, ...body } = args;
+  return typeof solution === 'string' ? { body, headers: { 'x-challenge-solution': solution } } : { body };
+}

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_ADVICE } from '../http/agent-facts.ts';
+import { CHALLENGE_ADVICE } from './arguments.ts';
 import { ApiError, ERROR_CODES, type ErrorCode } from '../http/errors.ts';
 
 /** One request to the app's own HTTP API, as a tool makes it. */
@@ -91,8 +92,8 @@ export async function callRoute(request: FastifyRequest, call: RouteCall): Promi
 const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && (ERROR_CODES as string[]).includes(code);
 
 /**
- * A refused request as a tool result: the contract's code and sentence (and field, and the
- * seconds to wait), with what to do about it. Only these fields: an error never echoes the request.
+ * A refused request as a tool result: the contract's code and sentence (and field, the seconds to
+ * wait, the challenge to solve), with what to do about it. Only these fields: an error never echoes the request.
  */
 export function toolError(status: number, body: unknown, retryAfter?: unknown): CallToolResult {
   const answer = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -104,7 +105,8 @@ export function toolError(status: number, body: unknown, retryAfter?: unknown): 
     ...(typeof answer.field === 'string' ? { field: answer.field } : {}),
     status,
     ...(Number.isInteger(seconds) && seconds > 0 ? { retry_after_seconds: seconds } : {}),
-    what_to_do: ERROR_ADVICE[code],
+    ...(code === 'challenge_required' && typeof answer.challenge === 'object' ? { challenge: answer.challenge } : {}),
+    what_to_do: code === 'challenge_required' ? CHALLENGE_ADVICE : ERROR_ADVICE[code],
   };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }] };
 }

@@ -92,7 +92,7 @@ describe('the agent\'s server', () => {
     }
     const start = tools.find((tool) => tool.name === 'start_conversation')!;
     expect(start.inputSchema.required).toEqual(['message']);
-    expect(Object.keys(start.inputSchema.properties!)).toEqual(['message', 'name', 'invitation_id', 'client_access_token']);
+    expect(Object.keys(start.inputSchema.properties!)).toEqual(['message', 'name', 'invitation_id', 'client_access_token', 'challenge_solution']);
 
     const { resources } = await client.listResources();
     expect(resources.map((resource) => resource.uri)).toEqual([`${base}/api/agent-guide`, `${base}/api/forum`]);

@@ -1,3 +1,4 @@
+import { requestTrust } from '../../challenges/request-trust.ts';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { AGENT_BEARER } from '../../http/schemas.ts';
@@ -18,7 +19,7 @@ const TAGS = ['forum agents'];
 
 /** Peer registration (CONTRACT §6.1). */
 export const registrationRoute: RouteDefinition = (app) => {
-  const { store, limiter, clock, config } = app.services;
+  const { store, limiter, clock, config, challenges } = app.services;
   // The lobby is permanent: one query for the life of the process.
   let lobby: string | undefined;
   const lobbyTopicId = async () => {
@@ -43,11 +44,15 @@ export const registrationRoute: RouteDefinition = (app) => {
       if (config.forumRegistration === 'closed') throw new ApiError('registration_closed');
       if (imitatesName(registration.display_name, config.forumModeratorName)) throw new ApiError('display_name_reserved', { field: 'display_name' });
       const sources = requestSources(request);
+      const { verifiedOrigin, proof } = await requestTrust(request, app.services);
       const admission: Admission =
-        config.forumRegistration === 'invite' ? { kind: 'invite', code: registration.invitation_code } : { kind: 'open', source: sources.source, limiter };
+        config.forumRegistration === 'invite'
+          ? { kind: 'invite', code: registration.invitation_code }
+          : { kind: 'open', source: sources.source, verifiedOrigin, limiter };
       const accessToken = registration.client_access_token ?? newToken();
       const referral = { id: normalReferralId(registration.referral_id) ?? normalReferralId(request.query.ref), limiter };
-      const registered = await perform(app.services, registerPeer, { registration, accessToken, admission, referral, sources, now: clock.now() });
+      const input = { registration, accessToken, admission, referral, sources, proof, verifiedOrigin, now: clock.now() };
+      const registered = await challenges.withFreshChallenge(() => perform(app.services, registerPeer, input));
       const nextSteps = { baseUrl: baseUrl(request), lobbyTopicId: await lobbyTopicId() };
       return reply.code(writeStatus(registered)).send(presentRegistration(registered.result.agentId, accessToken, registered.duplicate, nextSteps));
     },

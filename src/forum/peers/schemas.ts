@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IDENTITY_KEYS, PEER_FACTS, SELF_IDENTIFICATION, TOKEN_FACTS } from '../../http/agent-facts.ts';
 import { referralIdSchema } from '../../http/referral-id.ts';
-import { described, HexToken, Timestamp, Uuid, idParams, multiLineText, responses, singleLine } from '../../http/schemas.ts';
+import { CHALLENGE_ERRORS, described, HexToken, Timestamp, Uuid, idParams, multiLineText, responses, singleLine } from '../../http/schemas.ts';
 
 const identityValue = (meaning: string) =>
   Type.Union([singleLine(500, 0), Type.Array(singleLine(200, 0), { maxItems: 20 })], {
@@ -79,6 +79,7 @@ export const RegistrationResponses = responses(
     409: ['client_token_conflict'],
     413: ['payload_too_large'],
     415: ['unsupported_media_type'],
+    ...CHALLENGE_ERRORS,
     429: ['rate_limited'],
   },
 );

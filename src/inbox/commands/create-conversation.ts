@@ -9,6 +9,7 @@ import { prepare } from '../../store/prepared.ts';
 import { previewOf } from '../preview.ts';
 import { defineWrite, type Refuse } from '../../writes/write.ts';
 import { blockOnSources, holds } from '../../blocks/queries.ts';
+import { PROOF_REFUSALS, proofRequired, spendProof, type PressureLimits, type ProofOfWork, type ProofRefusal } from '../../challenges/proof.ts';
 import { CONVERSATION_COLUMNS, findEarlierConversation, insertMessage, type ConversationRow } from '../queries.ts';
 
 const INITIAL_REVIEW_LABEL = 'unreviewed';
@@ -26,15 +27,21 @@ export interface NewConversation {
   source: string;
   /** The keyed hash of its /24, which a widened block covers. */
   sourceWide: string;
+  /** The origin of a verified Web Bot Auth signature: charged to its own budget instead of the source's, and kept on the conversation. */
+  verifiedOrigin: string | null;
+  /** The proof of work the request carries, when CHALLENGE_MODE asks for one; undefined in mode off. */
+  proof: ProofOfWork | undefined;
   limiter: Limiter;
   now: number;
 }
 
-/** A first contact is charged to its source and to the whole inbox. */
-const charges = (source: string): Charge[] => [
-  ['CONVERSATION_SOURCE', source],
+/** A first contact is charged to its source (a verified agent: to its origin's budget) and to the whole inbox. */
+const charges = ({ source, verifiedOrigin }: NewConversation): Charge[] => [
+  verifiedOrigin === null ? ['CONVERSATION_SOURCE', source] : ['VERIFIED_AGENT', `conversation:${verifiedOrigin}`],
   ['CONVERSATION_GLOBAL', 'global', 'inbox_at_capacity'],
 ];
+
+const PRESSURE: PressureLimits = { global: 'CONVERSATION_GLOBAL', source: 'CONVERSATION_SOURCE' };
 
 const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS, (db, p) => db.insertInto('conversations').values(p));
 
@@ -45,13 +52,16 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * 429 from the limiter (shared infrastructure below the feature), which rolls all of it back.
  *
  * A look at the limits comes first, so that a client past its limit is refused without writing
- * anything. Then the writes go to the store together (on PostgreSQL in one round trip), the limits
+ * anything; what it saw decides whether proof of work is asked under pressure, and a solution, when
+ * one is needed, is spent next (src/challenges/proof.ts). Then the writes go to the store together (on PostgreSQL in one round trip), the limits
  * charged and the counters bumped after the inserts: every creation updates the same global rows,
  * and on PostgreSQL a row stays locked from its update to the commit, so the creations queue on them
  * for as short a time as possible.
  */
-async function insertFirstContact(trx: Kysely<Database>, input: NewConversation, refuse: Refuse<'blocked'>): Promise<ConversationRow> {
-  await input.limiter.ensureAvailableAll(trx, charges(input.source));
+async function insertFirstContact(trx: Kysely<Database>, input: NewConversation, refuse: Refuse<'blocked' | ProofRefusal>): Promise<ConversationRow> {
+  const use = await input.limiter.ensureAvailableAll(trx, charges(input));
+  const unproven = input.proof && (await spendProof(trx, input.proof, proofRequired(input.proof, use, PRESSURE)));
+  if (unproven) return refuse(unproven);
   const conversation: ConversationRow = {
     id: newId(),
     token_hash: input.tokenHash,
@@ -74,8 +84,9 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation,
     previous_token_hash: null,
     token_revoked_at: null,
     blocked_until: null,
+    verified_origin: input.verifiedOrigin,
   };
-  const charge = input.limiter.charge(trx, charges(input.source));
+  const charge = input.limiter.charge(trx, charges(input));
   const inserts = [
     insertConversation.compile(trx, conversation),
     insertMessage.compile(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now }),
@@ -106,7 +117,7 @@ export const createConversation = defineWrite({
     conflict: 'client_token_conflict',
   },
   run: insertFirstContact,
-  refusals: { blocked: 'blocked' },
+  refusals: { blocked: 'blocked', ...PROOF_REFUSALS },
   changes: (conversation) => [{ type: 'conversation.created', conversation_id: conversation.id }],
   // Only a new conversation is news: the earlier one a retry finds carries no alert.
   alert: (conversation, input) => ({ kind: 'new', thread: conversationThread(conversation.id), source: input.source }),

@@ -54,6 +54,7 @@ export function presentOperatorConversation(conversation: ConversationRow, messa
       last_message_at: isoTime(conversation.last_message_at),
       message_count: conversation.message_count,
       unread_count: conversation.unread_count,
+      verified_origin: conversation.verified_origin,
     },
     messages: messages.map(presentMessage),
   };

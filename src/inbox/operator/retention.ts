@@ -30,7 +30,7 @@ export interface RetentionOptions {
 export interface RetentionResult {
   conversations: number;
   limitCounters: number;
-  /** Rows removed by removeOldCounters (the forum's referral counters). */
+  /** Rows removed by removeOldCounters (the forum's referral counters, the replay store's expired solutions). */
   otherCounters: number;
 }
 

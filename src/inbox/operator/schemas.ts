@@ -63,6 +63,9 @@ export const OperatorConversation = Type.Object({
     last_message_at: Timestamp,
     message_count: Type.Integer(),
     unread_count: Type.Integer(),
+    verified_origin: Type.Union([Type.String(), Type.Null()], {
+      description: 'The origin whose Web Bot Auth signature the first contact carried and that verified (e.g. "https://agent.example"); null when unsigned or unverified.',
+    }),
   }),
   messages: Type.Array(MessageRecord),
 });

@@ -16,7 +16,12 @@ function fingerprint(name: string, invitationId: string | null, message: string)
  * A validated first contact as the creation write's input, and the token it is created with: the
  * client's own, or one made now that only this request's answer will carry.
  */
-export function firstContact(body: FirstContact, { source, wide }: Sources, services: Pick<Services, 'limiter' | 'clock'>): { input: NewConversation; issued: IssuedToken } {
+export function firstContact(
+  body: FirstContact,
+  { source, wide }: Sources,
+  services: Pick<Services, 'limiter' | 'clock'>,
+  trust: Pick<NewConversation, 'proof' | 'verifiedOrigin'>,
+): { input: NewConversation; issued: IssuedToken } {
   const name = body.name || ANONYMOUS;
   const invitationId = body.invitation_id || null;
   const clientMade = body.client_access_token !== undefined;
@@ -31,6 +36,7 @@ export function firstContact(body: FirstContact, { source, wide }: Sources, serv
       message: body.message,
       source,
       sourceWide: wide,
+      ...trust,
       limiter: services.limiter,
       now: services.clock.now(),
     },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { requestTrust } from '../../challenges/request-trust.ts';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { etagMatches, sendNotModified } from '../../http/etag.ts';
@@ -72,8 +73,8 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { input, issued } = firstContact(request.body, requestSources(request), app.services);
-      const created = await perform(app.services, createConversation, input);
+      const { input, issued } = firstContact(request.body, requestSources(request), app.services, await requestTrust(request, app.services));
+      const created = await app.services.challenges.withFreshChallenge(() => perform(app.services, createConversation, input));
       const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate);
       return reply.code(writeStatus(created)).header('ETag', etag(created.result)).send(receipt);
     },

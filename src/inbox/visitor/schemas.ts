@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../../http/agent-facts.ts';
-import { described, HexToken, MessageText, NotModified, Timestamp, Uuid, responses, singleLine } from '../../http/schemas.ts';
+import { CHALLENGE_ERRORS, described, HexToken, MessageText, NotModified, Timestamp, Uuid, responses, singleLine } from '../../http/schemas.ts';
 import { ROTATED, rotationReceipt } from '../../http/rotation.ts';
 import { ConversationStatusSchema, MessageRecord, ReplyReceipt } from '../schemas.ts';
 
@@ -41,7 +41,7 @@ export const CreationResponses = responses(
     201: described(CreationReceipt, 'Created: a new conversation; save conversation_id and access_token now.'),
     200: described(CreationReceipt, `An identical retry: ${TOKEN_FACTS.identical_retry}`),
   },
-  { 400: ['invalid_request', 'invalid_json'], 403: ['blocked'], 409: ['client_token_conflict'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 429: ['rate_limited', 'inbox_at_capacity'] },
+  { 400: ['invalid_request', 'invalid_json'], 403: ['blocked'], 409: ['client_token_conflict'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], ...CHALLENGE_ERRORS, 429: ['rate_limited', 'inbox_at_capacity'] },
 );
 
 export const ReadResponses = responses(

@@ -12,6 +12,7 @@ import * as a2aFirstMessages from './0010_a2a_first_messages.ts';
 import * as adminKnownSources from './0011_admin_known_sources.ts';
 import * as actionLinks from './0014_action_links.ts';
 import * as blocksAndRotation from './0015_blocks_and_rotation.ts';
+import * as challengesAndVerifiedAgents from './0016_challenges_and_verified_agents.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_admin_known_sources': adminKnownSources,
   '0014_action_links': actionLinks,
   '0015_blocks_and_rotation': blocksAndRotation,
+  '0016_challenges_and_verified_agents': challengesAndVerifiedAgents,
 };

@@ -53,6 +53,8 @@ const firstContact = (limits: Limiter): NewConversation => ({
   message: 'Hello operator',
   source: 'source-a',
   sourceWide: 'source-a-wide',
+  verifiedOrigin: null,
+  proof: undefined,
   limiter: limits,
   now: Date.UTC(2026, 0, 1),
 });

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { blockOnSources, holds } from '../../../blocks/queries.ts';
 import { rowsOf } from '../../../store/sent-together.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import type { Limiter } from '../../../limits/limiter.ts';
+import type { Charge, Limiter } from '../../../limits/limiter.ts';
+import { PROOF_REFUSALS, proofRequired, spendProof, type ProofOfWork } from '../../../challenges/proof.ts';
 import type { Database } from '../../../store/schema.ts';
 import { hashToken, sha256 } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
@@ -11,8 +12,11 @@ import { consumeInvitation, findAgentByTokenHash, insertAgent } from '../queries
 import { IDENTITY_KEYS } from '../../../http/agent-facts.ts';
 import type { Registration } from '../schemas.ts';
 
-/** How a new agent is let in (FORUM_REGISTRATION): charged to its source, or by an operator's invitation code. */
-export type Admission = { kind: 'open'; source: string; limiter: Limiter } | { kind: 'invite'; code: string | undefined };
+/**
+ * How a new agent is let in (FORUM_REGISTRATION): charged to its source (a verified agent: to its
+ * origin's own budget), or by an operator's invitation code.
+ */
+export type Admission = { kind: 'open'; source: string; verifiedOrigin: string | null; limiter: Limiter } | { kind: 'invite'; code: string | undefined };
 
 export interface RegisterPeerInput {
   registration: Registration;
@@ -23,6 +27,9 @@ export interface RegisterPeerInput {
   referral: { id: string | null; limiter: Limiter };
   /** Where the request comes from: a block on it refuses the registration, and the agent keeps it for later blocks. */
   sources: Sources;
+  /** The proof of work the request carries, when CHALLENGE_MODE asks for one; undefined in mode off. */
+  proof: ProofOfWork | undefined;
+  verifiedOrigin: string | null;
   now: number;
 }
 
@@ -47,10 +54,24 @@ export function storedRegistration(registration: Registration, referralId: strin
   return { description, identity, discoverable, fingerprint };
 }
 
+const openCharge = ({ source, verifiedOrigin }: Extract<Admission, { kind: 'open' }>): Charge =>
+  verifiedOrigin === null ? ['PEER_REGISTRATION_SOURCE', source] : ['VERIFIED_AGENT', `registration:${verifiedOrigin}`];
+
+/**
+ * Whether the registration must carry a solution. Under pressure it is the source's use of its own
+ * limit that decides (a look, only in that mode); registration has no global limit.
+ */
+async function proofNeeded(trx: Kysely<Database>, proof: ProofOfWork, admission: Admission): Promise<boolean> {
+  if (proof.mode === 'always') return true;
+  if (admission.kind !== 'open' || proof.verifiedAgent) return false;
+  const use = await admission.limiter.ensureAvailableAll(trx, [openCharge(admission)]);
+  return proofRequired(proof, use, { source: 'PEER_REGISTRATION_SOURCE' });
+}
+
 /** Charges the source under open registration; uses up the invitation under invite (false when it is unknown or used). */
 async function admit(trx: Kysely<Database>, admission: Admission, agentId: string, now: number): Promise<boolean> {
   if (admission.kind === 'open') {
-    await admission.limiter.consume(trx, 'PEER_REGISTRATION_SOURCE', admission.source);
+    await admission.limiter.consumeAll(trx, [openCharge(admission)]);
     return true;
   }
   return admission.code !== undefined && consumeInvitation(trx, sha256(admission.code), agentId, now);
@@ -86,8 +107,10 @@ export const registerPeer = defineWrite({
     taken: 'client_token_conflict',
   },
 
-  async run(trx, { registration, accessToken, admission, referral, sources, now }, refuse) {
+  async run(trx, { registration, accessToken, admission, referral, sources, proof, verifiedOrigin, now }, refuse) {
     if (admission.kind === 'invite' && admission.code === undefined) return refuse('invitation_required');
+    const unproven = proof && (await spendProof(trx, proof, await proofNeeded(trx, proof, admission)));
+    if (unproven) return refuse(unproven);
     const stored = storedRegistration(registration, referral.id);
     // The block on the request's source is looked up in the insert's round trip.
     const blockLookup = blockOnSources.compile(trx, { ...sources, now });
@@ -105,6 +128,7 @@ export const registerPeer = defineWrite({
       referral_id: referral.id,
       source: sources.source,
       source_wide: sources.wide,
+      verified_origin: verifiedOrigin,
     }, [blockLookup]);
     if (holds(rowsOf<{ blocked: unknown }>(blocked!))) return refuse('blocked');
     if (!(await admit(trx, admission, agent.id, now))) return refuse('invitation_required');
@@ -112,5 +136,5 @@ export const registerPeer = defineWrite({
     return { agentId: agent.id };
   },
 
-  refusals: { invitation_required: 'invitation_required', blocked: 'blocked' },
+  refusals: { invitation_required: 'invitation_required', blocked: 'blocked', ...PROOF_REFUSALS },
 });
