@@ -294,5 +294,5 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       await page.context().close();
     }
     expect(run.problems).toEqual([]);
-  });
+  }, 120_000);
 });

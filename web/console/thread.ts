@@ -1,0 +1,140 @@
+import type { OperatorConversation } from '../api-types.ts';
+import { byId, el, errorText, formatTime, randomHex } from '../dom.ts';
+import { call, setStatus } from './api.ts';
+import { renderList } from './inbox-list.ts';
+import { markCurrent, navigate } from './navigation.ts';
+import { state } from './state.ts';
+
+/** What the thread pane says when no conversation is open, as the page came. */
+const EMPTY_THREAD = [...byId('thread-empty').childNodes].map((node) => node.cloneNode(true));
+
+export function closeThread(): void {
+  saveDraft();
+  state.current = null;
+  byId('thread').hidden = true;
+  byId('thread-empty').hidden = false;
+  byId('thread-empty').replaceChildren(...EMPTY_THREAD.map((node) => node.cloneNode(true)));
+  byId('inbox').dataset.view = 'list';
+  for (const link of document.querySelectorAll('#conversations a[aria-current]')) link.removeAttribute('aria-current');
+}
+
+function saveDraft(): void {
+  if (state.current) state.drafts.set(state.current, byId<HTMLTextAreaElement>('admin-reply-text').value);
+}
+
+function renderThread(data: OperatorConversation): void {
+  const { conversation, messages } = data;
+  state.currentStatus = conversation.status;
+  byId('thread-title').textContent = conversation.name;
+  const invitation = conversation.invitation_id ? `invitation ${conversation.invitation_id}` : 'no invitation id';
+  byId('thread-meta').textContent = `${conversation.status} · ${conversation.review_label.replaceAll('_', ' ')} · ${invitation} · started ${formatTime(conversation.created_at)}`;
+  const list = byId('thread-messages');
+  const pane = byId('thread-pane');
+  const atBottom = pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
+  const before = list.childElementCount;
+  list.replaceChildren(
+    ...messages.map((message) =>
+      el(
+        'li',
+        { className: `message ${message.role}` },
+        el('div', { className: 'meta', text: `${message.role === 'admin' ? 'You (operator)' : conversation.name} · ${formatTime(message.created_at)}${message.role === 'admin' && message.seen_at ? ' · seen' : ''}` }),
+        el('p', { className: 'body', text: message.body }),
+      ),
+    ),
+  );
+  const open = conversation.status === 'open';
+  byId('admin-reply').hidden = !open;
+  byId('reply-closed').hidden = open;
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]')) button.hidden = button.dataset.status === conversation.status;
+  if (!state.reviewEdited) {
+    byId<HTMLSelectElement>('review-label').value = conversation.review_label;
+    byId<HTMLInputElement>('review-note').value = conversation.operator_note;
+  }
+  if (atBottom || before !== messages.length) list.lastElementChild?.scrollIntoView({ block: 'nearest' });
+}
+
+export async function openThread(id: string): Promise<void> {
+  if (id !== state.current) {
+    saveDraft();
+    state.current = id;
+    state.reviewEdited = false;
+    setStatus('thread-status', '');
+    byId<HTMLTextAreaElement>('admin-reply-text').value = state.drafts.get(id) ?? '';
+    byId('thread-messages').replaceChildren();
+  }
+  byId('inbox').dataset.view = 'thread';
+  for (const link of document.querySelectorAll<HTMLElement>('#conversations a')) markCurrent(link, link.dataset.id === id);
+  await reloadThread();
+}
+
+export async function reloadThread(): Promise<void> {
+  const id = state.current;
+  if (!id) return;
+  state.threadStale = false;
+  const result = await call<OperatorConversation>('GET', `/api/admin/conversations/${id}`);
+  if (id !== state.current) return;
+  if (result.status === 404) {
+    byId('thread').hidden = true;
+    byId('thread-empty').hidden = false;
+    byId('thread-empty').textContent = 'This conversation does not exist (any more).';
+    return;
+  }
+  if (result.status !== 200 || !result.body) return setStatus('thread-status', errorText(result), true);
+  byId('thread-empty').hidden = true;
+  byId('thread').hidden = false;
+  renderThread(result.body);
+}
+
+export async function reply(): Promise<void> {
+  if (!state.current) return;
+  const id = state.current;
+  const field = byId<HTMLTextAreaElement>('admin-reply-text');
+  if (!field.value.trim()) return setStatus('thread-status', 'Write a reply first.', true);
+  const button = byId<HTMLButtonElement>('admin-reply-send');
+  button.disabled = true;
+  try {
+    const result = await call('POST', `/api/admin/conversations/${id}/messages`, { message: field.value, client_message_id: randomHex(16) });
+    if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+    field.value = '';
+    state.drafts.delete(id);
+    setStatus('thread-status', 'Reply sent.');
+    await reloadThread();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+export async function setConversationStatus(value: string): Promise<void> {
+  if (!state.current) return;
+  const result = await call('POST', `/api/admin/conversations/${state.current}/status`, { status: value });
+  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+  setStatus('thread-status', `Status set to ${value}.`);
+  await reloadThread();
+}
+
+export async function remove(): Promise<void> {
+  if (!state.current || !window.confirm('Delete this conversation and every message in it for good?')) return;
+  const id = state.current;
+  // No live refresh may read it again meanwhile: it is about to be gone.
+  state.current = null;
+  const result = await call('DELETE', `/api/admin/conversations/${id}`);
+  if (result.status >= 400) {
+    state.current = id;
+    return setStatus('thread-status', errorText(result), true);
+  }
+  state.drafts.delete(id);
+  navigate('/admin/');
+  state.rows = state.rows.filter((row) => row.id !== id);
+  renderList();
+  setStatus('list-status', 'Conversation deleted.');
+}
+
+export async function review(): Promise<void> {
+  if (!state.current) return;
+  const label = byId<HTMLSelectElement>('review-label').value;
+  const note = byId<HTMLInputElement>('review-note').value;
+  const result = await call('POST', `/api/admin/conversations/${state.current}/review`, { label, note });
+  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+  state.reviewEdited = false;
+  setStatus('thread-status', 'Review saved.');
+}
