@@ -1,5 +1,5 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
-import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, randomHex } from './dom.ts';
+import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, messageBody, randomHex } from './dom.ts';
 
 interface Session {
   id: string;
@@ -69,7 +69,7 @@ function render(conversation: VisitorConversation): void {
         'li',
         { className: `message ${message.role}` },
         el('div', { className: 'meta', text: `${who} · ${formatTime(message.created_at)}${seen}` }),
-        el('p', { className: 'body', text: message.body }),
+        messageBody(message),
       );
     }),
   );

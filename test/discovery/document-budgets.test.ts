@@ -17,7 +17,8 @@ import { startApp, type TestApp } from '../helpers.ts';
 /** Bytes, as served. */
 const BUDGETS: Record<string, number> = {
   '/openapi.json': 181_000,
-  '/openapi.agent.json': 60_000,
+  // +100 for messages' body_html (issue #31: the contact page shows the operator's replies rendered).
+  '/openapi.agent.json': 60_100,
   'tools/list': 20_000,
   '/llms.txt': 5_000,
   '/llms-full.txt': 17_000,

@@ -125,5 +125,5 @@ describe.runIf(browserTestsRun)('the contact page in a real browser', () => {
     await page.evaluate(() => document.querySelector('main')?.append(document.createElement('input')));
     expect((await axeViolations(page)).join('\n')).toMatch(/critical label:/);
     expect(run.problems).toEqual([]);
-  });
+  }, 120_000);
 });

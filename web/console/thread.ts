@@ -1,5 +1,5 @@
 import type { OperatorConversation } from '../api-types.ts';
-import { byId, el, errorText, formatTime, randomHex } from '../dom.ts';
+import { byId, el, errorText, formatTime, messageBody, randomHex } from '../dom.ts';
 import { call, setStatus } from './api.ts';
 import { renderList } from './inbox-list.ts';
 import { markCurrent, navigate } from './navigation.ts';
@@ -38,7 +38,7 @@ function renderThread(data: OperatorConversation): void {
         'li',
         { className: `message ${message.role}` },
         el('div', { className: 'meta', text: `${message.role === 'admin' ? 'You (operator)' : conversation.name} · ${formatTime(message.created_at)}${message.role === 'admin' && message.seen_at ? ' · seen' : ''}` }),
-        el('p', { className: 'body', text: message.body }),
+        messageBody(message),
       ),
     ),
   );

@@ -55,7 +55,7 @@ export function presentOperatorConversation(conversation: ConversationRow, messa
       message_count: conversation.message_count,
       unread_count: conversation.unread_count,
     },
-    messages: messages.map(presentMessage),
+    messages: messages.map((message) => presentMessage(message, 'all')),
   };
 }
 
