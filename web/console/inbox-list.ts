@@ -2,6 +2,7 @@ import type { ConversationList, ConversationListItem } from '../api-types.ts';
 import { byId, el, errorText, formatTime } from '../dom.ts';
 import { call, setStatus } from './api.ts';
 import { conversationUrl, followInPlace } from './navigation.ts';
+import { labelWords } from './overview.ts';
 import { state } from './state.ts';
 
 const PAGE_SIZE = 50;
@@ -35,9 +36,15 @@ function renderRow(item: ConversationListItem): HTMLLIElement {
   const link = el(
     'a',
     { className: 'row-link', attrs: { href: conversationUrl(item.id), 'data-id': item.id } },
-    el('span', { className: 'row-top' }, el('span', { className: 'row-name', text: item.name }), ...badge, el('time', { className: 'row-age', text: age(item.last_message_at), attrs: { datetime: item.last_message_at, title: formatTime(item.last_message_at) } })),
+    el(
+      'span',
+      { className: 'row-top' },
+      el('span', { className: 'row-name', text: item.name }),
+      ...badge,
+      el('span', { className: 'row-tags' }, el('span', { className: `tag status-${item.status}`, text: item.status }), el('span', { className: 'tag', text: labelWords(item.review_label) })),
+      el('time', { className: 'row-age', text: age(item.last_message_at), attrs: { datetime: item.last_message_at, title: formatTime(item.last_message_at) } }),
+    ),
     el('span', { className: 'row-preview', text: `${item.last_message_role === 'admin' ? 'You: ' : ''}${item.last_message_preview}` }),
-    el('span', { className: 'row-tags' }, el('span', { className: `tag status-${item.status}`, text: item.status }), el('span', { className: 'tag', text: item.review_label.replaceAll('_', ' ') })),
   );
   if (item.id === state.current) link.setAttribute('aria-current', 'page');
   link.addEventListener('click', (event) => followInPlace(event, conversationUrl(item.id)));
@@ -47,8 +54,9 @@ function renderRow(item: ConversationListItem): HTMLLIElement {
 export function renderList(): void {
   const list = byId('conversations');
   const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.id;
-  list.replaceChildren(...state.rows.map(renderRow));
-  if (state.rows.length === 0) list.append(el('li', { className: 'empty', text: byId<HTMLInputElement>('q').value.trim() ? 'No conversation matches this search.' : 'No conversations match.' }));
+  const shown = state.rows.filter((row) => !state.deleting.has(row.id));
+  list.replaceChildren(...shown.map(renderRow));
+  if (shown.length === 0) list.append(el('li', { className: 'empty', text: byId<HTMLInputElement>('q').value.trim() ? 'No conversation matches this search.' : 'No conversations match.' }));
   // A live refresh must not take the keyboard's place away.
   if (focusedId) list.querySelector<HTMLElement>(`a[data-id="${focusedId}"]`)?.focus();
   byId('more').hidden = state.cursor === null;

@@ -4,6 +4,9 @@ import { conversationUrl, navigate } from './navigation.ts';
 import { state } from './state.ts';
 import { setConversationStatus } from './thread.ts';
 
+/** The same width as console.css's one-pane layout. */
+const PHONE_LAYOUT = '(max-width: 760px)';
+
 function rowLinks(): HTMLAnchorElement[] {
   return [...document.querySelectorAll<HTMLAnchorElement>('#conversations a.row-link')];
 }
@@ -57,7 +60,8 @@ export function onKey(event: KeyboardEvent): void {
     case '?':
       return act(() => keys.showModal());
     case 'Escape':
-      if (state.current) act(() => navigate('/admin/'));
+      // Only where the list is out of sight: on a wide screen the list is beside the thread already.
+      if (state.current && window.matchMedia(PHONE_LAYOUT).matches) act(() => navigate('/admin/'));
       return;
   }
 }

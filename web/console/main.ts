@@ -37,7 +37,7 @@ onSubmit('review', 'thread-status', review);
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]')) {
   button.addEventListener('click', () => attempt('thread-status', () => setConversationStatus(button.dataset.status ?? 'open')));
 }
-byId('delete').addEventListener('click', () => attempt('thread-status', remove));
+byId('delete').addEventListener('click', remove);
 byId('alert-test').addEventListener('click', () => attempt('alert-result', testAlert));
 byId('topic-close').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('closed')));
 byId('topic-open').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('open')));

@@ -22,7 +22,7 @@ async function loadTopics(): Promise<void> {
       const button = el('button', { className: 'link', text: topic.title, attrs: { type: 'button' } });
       if (topic.topic_id === state.currentTopic) button.setAttribute('aria-current', 'true');
       button.addEventListener('click', () => attempt('forum-status', () => openTopic(topic.topic_id)));
-      return el('li', {}, button, el('span', { className: 'meta', text: ` ${topic.category} · ${topic.status} · ${topic.visibility} · ${topic.message_count} posts · ${age(topic.updated_at)}` }));
+      return el('li', {}, button, el('span', { className: 'meta', text: ` ${topic.category} · ${topic.status} · ${topic.visibility} · ${topic.message_count} ${topic.message_count === 1 ? 'post' : 'posts'} · ${age(topic.updated_at)}` }));
     }),
   );
   if (topics.length === 0) byId('topics').append(el('li', { className: 'meta', text: 'No topics yet.' }));

@@ -12,11 +12,17 @@ const TOTAL_NAMES: Record<string, string> = {
   new_last_24h: 'New in 24 h',
 };
 
+/** A review label as the rows show it: "transport_test" reads "transport test". */
+export function labelWords(label: string): string {
+  return label.replaceAll('_', ' ');
+}
+
 export function renderOverview(overview: InboxOverview | null): void {
   if (!overview) return;
   byId('totals').replaceChildren(
-    ...Object.entries(overview.totals).map(([name, value]) =>
-      el('div', { attrs: { 'data-total': name } }, el('dt', { text: TOTAL_NAMES[name] ?? name }), el('dd', { text: String(value) })),
+    // Only the names above: the API also answers spam_threads, the same count as spam under the reference service's name.
+    ...Object.entries(TOTAL_NAMES).map(([name, words]) =>
+      el('div', { attrs: { 'data-total': name } }, el('dt', { text: words }), el('dd', { text: String(overview.totals[name as keyof InboxOverview['totals']]) })),
     ),
   );
   const unread = overview.totals.unread_threads;
@@ -36,8 +42,9 @@ export async function loadAlertsStatus(): Promise<void> {
 export async function loadLabels(): Promise<void> {
   const result = await call<ReviewLabels>('GET', '/api/admin/review-labels');
   const labels = result.body?.labels ?? [];
-  byId('f-label').append(...labels.map((label) => el('option', { text: label })));
-  byId('review-label').replaceChildren(...labels.map((label) => el('option', { text: label })));
+  const option = (label: string) => el('option', { text: labelWords(label), attrs: { value: label } });
+  byId('f-label').append(...labels.map(option));
+  byId('review-label').replaceChildren(...labels.map(option));
 }
 
 export async function testAlert(): Promise<void> {

@@ -20,6 +20,8 @@ export const state = {
   /** The review fields hold the operator's unsaved edits: a live re-render leaves them alone. */
   reviewEdited: false,
   drafts: new Map<string, string>(),
+  /** Conversations whose deletion waits out its undo window: out of the list meanwhile. */
+  deleting: new Set<string>(),
 };
 
 export const TOKEN_KEY = 'parley.adminToken';

@@ -1,8 +1,9 @@
 import type { OperatorConversation } from '../api-types.ts';
 import { byId, el, errorText, formatTime, messageBody, randomHex } from '../dom.ts';
-import { call, setStatus } from './api.ts';
-import { renderList } from './inbox-list.ts';
+import { attempt, call, setStatus } from './api.ts';
+import { loadConversations, renderList } from './inbox-list.ts';
 import { markCurrent, navigate } from './navigation.ts';
+import { labelWords } from './overview.ts';
 import { state } from './state.ts';
 
 /** What the thread pane says when no conversation is open, as the page came. */
@@ -27,7 +28,7 @@ function renderThread(data: OperatorConversation): void {
   state.currentStatus = conversation.status;
   byId('thread-title').textContent = conversation.name;
   const invitation = conversation.invitation_id ? `invitation ${conversation.invitation_id}` : 'no invitation id';
-  byId('thread-meta').textContent = `${conversation.status} · ${conversation.review_label.replaceAll('_', ' ')} · ${invitation} · started ${formatTime(conversation.created_at)}`;
+  byId('thread-meta').textContent = `${conversation.status} · ${labelWords(conversation.review_label)} · ${invitation} · started ${formatTime(conversation.created_at)}`;
   const list = byId('thread-messages');
   const pane = byId('thread-pane');
   const atBottom = pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
@@ -112,21 +113,40 @@ export async function setConversationStatus(value: string): Promise<void> {
   await reloadThread();
 }
 
-export async function remove(): Promise<void> {
-  if (!state.current || !window.confirm('Delete this conversation and every message in it for good?')) return;
+/** How long a deletion can be undone: the request is sent only when it runs out. */
+const UNDO_MS = 5_000;
+
+export function remove(): void {
   const id = state.current;
-  // No live refresh may read it again meanwhile: it is about to be gone.
-  state.current = null;
-  const result = await call('DELETE', `/api/admin/conversations/${id}`);
-  if (result.status >= 400) {
-    state.current = id;
-    return setStatus('thread-status', errorText(result), true);
-  }
+  if (!id || !window.confirm('Delete this conversation and every message in it for good?')) return;
+  const name = byId('thread-title').textContent ?? 'The conversation';
+  state.deleting.add(id);
   state.drafts.delete(id);
   navigate('/admin/');
-  state.rows = state.rows.filter((row) => row.id !== id);
   renderList();
-  setStatus('list-status', 'Conversation deleted.');
+  const undo = el('button', { className: 'quiet', text: 'Undo', attrs: { type: 'button' } });
+  const timer = window.setTimeout(() => attempt('list-status', () => sendDelete(id)), UNDO_MS);
+  undo.addEventListener('click', () => {
+    window.clearTimeout(timer);
+    state.deleting.delete(id);
+    setStatus('list-status', 'Deletion undone.');
+    attempt('list-status', () => loadConversations(true));
+  });
+  byId('list-status').classList.remove('error');
+  byId('list-status').replaceChildren(el('span', { className: 'undo' }, el('span', { text: `${name} will be deleted in ${UNDO_MS / 1000} s.` }), undo));
+  undo.focus();
+}
+
+async function sendDelete(id: string): Promise<void> {
+  try {
+    const result = await call('DELETE', `/api/admin/conversations/${id}`);
+    if (result.status >= 400 && result.status !== 404) return setStatus('list-status', errorText(result), true);
+    setStatus('list-status', 'Conversation deleted.');
+  } finally {
+    state.deleting.delete(id);
+    state.rows = state.rows.filter((row) => row.id !== id);
+    renderList();
+  }
 }
 
 export async function review(): Promise<void> {
