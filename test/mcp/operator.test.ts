@@ -54,11 +54,27 @@ describe('the operator\'s server', () => {
       'set_status',
       'review',
       'overview',
+      'list_saved_replies',
+      'create_saved_reply',
+      'update_saved_reply',
+      'delete_saved_reply',
       'list_bridges',
       'reply_to_bridge',
       'moderate_post',
       'announce',
     ]);
+  });
+
+  it('keeps saved replies: create, list, update, delete, and an unknown one is refused in words', async () => {
+    const created = await call<{ id: string; title: string }>(operator, 'create_saved_reply', { title: 'Thanks', body: 'Thanks for writing: I will answer **today**.' });
+    expect(created.title).toBe('Thanks');
+    const updated = await call<{ body: string }>(operator, 'update_saved_reply', { saved_reply_id: created.id, body: 'Thanks, answered.' });
+    expect(updated.body).toBe('Thanks, answered.');
+    const listed = await call<{ saved_replies: Array<{ id: string; body: string }> }>(operator, 'list_saved_replies');
+    expect(listed.saved_replies.map((reply) => [reply.id, reply.body])).toEqual([[created.id, 'Thanks, answered.']]);
+    expect(await call(operator, 'delete_saved_reply', { saved_reply_id: created.id })).toEqual({ ok: true, deleted: created.id });
+    const gone = await refused(operator, 'delete_saved_reply', { saved_reply_id: created.id });
+    expect(gone.code).toBe('saved_reply_not_found');
   });
 
   it('triages the inbox: list (with filters), read (marks seen), reply, set_status, review, overview', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAdmin } from '../../http/auth.ts';
+import { savedReplyRoutes } from '../saved-replies/routes.ts';
 import { conversationRoutes } from './conversations.ts';
 import { notificationRoutes } from './notifications.ts';
 import { overviewRoutes } from './overview.ts';
@@ -11,4 +12,5 @@ export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(conversationRoutes);
   await app.register(overviewRoutes);
   await app.register(notificationRoutes);
+  await app.register(savedReplyRoutes);
 };
