@@ -1,6 +1,7 @@
 import { byId } from '../dom.ts';
 import { attempt } from './api.ts';
 import { conversationUrl, navigate } from './navigation.ts';
+import { openPicker, slashOpensPicker } from './saved-replies.ts';
 import { state } from './state.ts';
 import { setConversationStatus } from './thread.ts';
 
@@ -28,12 +29,17 @@ export function onKey(event: KeyboardEvent): void {
     byId<HTMLFormElement>('admin-reply').requestSubmit();
     return;
   }
+  if (event.key === '/' && !event.ctrlKey && !event.metaKey && !event.altKey && target.id === 'admin-reply-text' && slashOpensPicker(target as HTMLTextAreaElement)) {
+    event.preventDefault();
+    openPicker();
+    return;
+  }
   if (target.closest('input, textarea, select, [contenteditable="true"]')) {
     if (event.key === 'Escape') target.blur();
     return;
   }
   const keys = byId<HTMLDialogElement>('keys');
-  if (event.ctrlKey || event.metaKey || event.altKey || keys.open || !byId('forum-view').hidden) return;
+  if (event.ctrlKey || event.metaKey || event.altKey || keys.open || byId<HTMLDialogElement>('saved').open || !byId('forum-view').hidden) return;
   const act = (action: () => void) => {
     event.preventDefault();
     action();

@@ -5,6 +5,7 @@ import { age, loadConversations, loadMore } from './inbox-list.ts';
 import { announce, invite, setTopicStatus } from './moderation.ts';
 import { applyRoute, followInPlace } from './navigation.ts';
 import { testAlert } from './overview.ts';
+import { wireSavedReplies } from './saved-replies.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { state, TOKEN_KEY } from './state.ts';
 import { reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
@@ -55,6 +56,7 @@ window.addEventListener('popstate', () => {
   if (state.token) attempt('list-status', applyRoute);
 });
 document.addEventListener('keydown', onKey);
+wireSavedReplies();
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && state.threadStale) attempt('thread-status', reloadThread);
 });

@@ -1,0 +1,78 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, adminHeaders, createConversation } from '../helpers.ts';
+import { ROOMY_LIMITS } from '../inbox/support.ts';
+import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
+
+/** The console's everyday tools (issue #31): saved replies. */
+describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => {
+  let run: BrowserRun;
+  beforeAll(async () => {
+    run = await startBrowserRun({ env: ROOMY_LIMITS });
+  });
+  afterAll(() => run?.close());
+
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(`${run.base}/admin/`);
+    await page.fill('#admin-token', ADMIN_TOKEN);
+    await page.press('#admin-token', 'Enter');
+    await page.waitForSelector('#console:not([hidden]) .conversation-row');
+  }
+
+  it('replies with a saved reply by keyboard: r, /, a word, Enter, Ctrl+Enter', async () => {
+    const saved = await run.t.inject({ method: 'POST', url: '/api/admin/saved-replies', headers: adminHeaders(), payload: { title: 'Thanks', body: 'Thanks for writing: see [the guide](https://example.com/guide).' } });
+    expect(saved.statusCode).toBe(201);
+    const created = await createConversation(run.t, { message: 'Where is the guide?', name: 'Saved Reply Visitor' });
+    const page = await run.newPage();
+    await signIn(page);
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#thread-title').textContent()).toBe('Saved Reply Visitor');
+    await page.keyboard.press('r');
+    await page.keyboard.press('/');
+    await expect.poll(() => page.locator('#saved').evaluate((dialog: HTMLDialogElement) => dialog.open)).toBe(true);
+    await expect.poll(() => page.locator('#saved-list .insert').count()).toBe(1);
+    await page.keyboard.type('than');
+    await page.keyboard.press('Enter');
+    expect(await page.inputValue('#admin-reply-text')).toBe('Thanks for writing: see [the guide](https://example.com/guide).');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('admin-reply-text');
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => page.locator('#thread-messages .message.admin a').getAttribute('href')).toBe('https://example.com/guide');
+    const stored = await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${created.conversation_id}`, headers: adminHeaders() });
+    expect(stored.json().messages.at(-1).body).toBe('Thanks for writing: see [the guide](https://example.com/guide).');
+    // A slash inside text stays a slash (the reply box keeps the focus after sending).
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('admin-reply-text');
+    await page.keyboard.type('and/or');
+    expect(await page.inputValue('#admin-reply-text')).toBe('and/or');
+    expect(await page.locator('#saved').evaluate((dialog: HTMLDialogElement) => dialog.open)).toBe(false);
+    expect(run.problems).toEqual([]);
+  });
+
+  it('adds, edits and deletes saved replies in the picker, which passes axe at 1280 and 390 px, light and dark', async () => {
+    await createConversation(run.t, { message: 'Anything', name: 'Picker Visitor' });
+    for (const { width, height, dark } of [
+      { width: 1280, height: 800, dark: false },
+      { width: 390, height: 844, dark: true },
+    ]) {
+      const page = await run.newPage({ width, height, dark });
+      await signIn(page);
+      await page.locator('.conversation-row a', { hasText: 'Picker Visitor' }).click();
+      await page.click('#saved-open');
+      const title = `Greeting ${width}`;
+      await page.fill('#saved-title', title);
+      await page.fill('#saved-body', 'Hello, and **welcome**.');
+      await page.click('#saved-form button[type=submit]');
+      await expect.poll(() => page.locator('#saved-status').textContent()).toBe('Saved reply added.');
+      await expect.poll(() => page.locator('#saved-list li', { hasText: title }).count()).toBe(1);
+      await expectNoAxeViolations(page, `saved replies, ${width} px${dark ? ', dark' : ''}`);
+      await page.click(`[aria-label="Edit ${title}"]`);
+      await page.fill('#saved-body', 'Hello again.');
+      await page.click('#saved-form button[type=submit]');
+      await expect.poll(() => page.locator('#saved-list li', { hasText: title }).textContent()).toContain('Hello again.');
+      await page.click(`[aria-label="Delete ${title}"]`); // confirmed by newPage
+      await expect.poll(() => page.locator('#saved-list li', { hasText: title }).count()).toBe(0);
+      await page.context().close();
+    }
+    expect(run.problems).toEqual([]);
+  }, 120_000);
+});
