@@ -1,6 +1,7 @@
 import { ID_FACTS } from '../http/agent-facts.ts';
 import { MessageBody } from '../http/schemas.ts';
 import { ConversationStatusChange, ConversationStatusReceipt, ConversationList, InboxOverview, ListQuery, OperatorConversation, ReviewBody, ReviewReceipt } from '../inbox/operator/schemas.ts';
+import { BulkRequest, BulkResult } from '../inbox/operator/bulk.ts';
 import { ReplyReceipt } from '../inbox/schemas.ts';
 import { SavedReply, SavedReplyChange, SavedReplyDeletion, SavedReplyInput, SavedReplyList } from '../inbox/saved-replies/schemas.ts';
 import { BridgeList } from '../forum/bridges/schemas.ts';
@@ -70,6 +71,15 @@ export const OPERATOR_TOOLS: Tool[] = [
     output: ReviewReceipt,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     route: (args, context) => ({ method: 'POST', path: `${conversationPath(args)}/review`, token: adminToken(context), body: bodyOf(args, 'conversation_id') }),
+  }),
+  routeTool({
+    name: 'bulk_action',
+    title: 'Act on several conversations',
+    description: 'Closes, reopens, marks spam, marks read, labels or deletes up to 100 conversations at once, reporting each one\'s outcome (POST /api/admin/conversations/bulk); safe to retry.',
+    input: toolInput({}, BulkRequest),
+    output: BulkResult,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    route: (args, context) => ({ method: 'POST', path: '/api/admin/conversations/bulk', token: adminToken(context), body: args }),
   }),
   routeTool({
     name: 'overview',

@@ -53,6 +53,7 @@ describe('the operator\'s server', () => {
       'reply',
       'set_status',
       'review',
+      'bulk_action',
       'overview',
       'list_saved_replies',
       'create_saved_reply',
@@ -102,6 +103,18 @@ describe('the operator\'s server', () => {
     const invalid = await refused(operator, 'set_status', { conversation_id: created.conversation_id, status: 'archived' });
     expect(invalid).toMatchObject({ code: 'invalid_request', field: 'status' });
     expect((await refused(operator, 'read_conversation', { conversation_id: '00000000-0000-4000-8000-000000000000' })).code).toBe('conversation_not_found');
+  });
+
+  it('acts on several conversations at once with bulk_action, each outcome reported', async () => {
+    const one = await createConversation(t, { message: 'Bulk one', name: 'Bulk One' });
+    const two = await createConversation(t, { message: 'Bulk two', name: 'Bulk Two' });
+    const missing = '0190d7a4-0000-7000-8000-000000000000';
+    const closed = await call<{ results: Array<{ id: string; outcome: string }>; done: number; not_found: number }>(operator, 'bulk_action', { ids: [one.conversation_id, two.conversation_id, missing], action: 'close' });
+    expect(closed).toEqual({ results: [{ id: one.conversation_id, outcome: 'done' }, { id: two.conversation_id, outcome: 'done' }, { id: missing, outcome: 'not_found' }], done: 2, not_found: 1 });
+    const read = await t.inject({ method: 'GET', url: `/api/admin/conversations/${two.conversation_id}`, headers: adminHeaders() });
+    expect(read.json().conversation.status).toBe('closed');
+    expect((await refused(operator, 'bulk_action', { ids: [], action: 'close' })).code).toBe('invalid_request');
+    expect((await call<{ done: number }>(operator, 'bulk_action', { ids: [one.conversation_id, two.conversation_id], action: 'mark_read' })).done).toBe(2);
   });
 
   it('moderates the forum: bridges, a reply in one, hiding and showing a post, an announcement', async () => {
