@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, adminHeaders, createConversation } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
 import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
 
-/** The console's everyday tools (issue #31): saved replies. */
+/** The console's everyday tools (issue #31): saved replies, bulk actions. */
 describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => {
   let run: BrowserRun;
   beforeAll(async () => {
@@ -45,6 +45,37 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
     await page.keyboard.type('and/or');
     expect(await page.inputValue('#admin-reply-text')).toBe('and/or');
     expect(await page.locator('#saved').evaluate((dialog: HTMLDialogElement) => dialog.open)).toBe(false);
+    expect(run.problems).toEqual([]);
+  });
+
+  it('closes 5 conversations in 3 clicks (a box, Shift+click on the fifth, Close), selects by x, and marks all read', async () => {
+    const ids: string[] = [];
+    for (let index = 1; index <= 6; index++) ids.push((await createConversation(run.t, { message: `Bulk by hand ${index}`, name: `Bulk Hand ${index}` })).conversation_id);
+    const page = await run.newPage();
+    await signIn(page);
+    const box = (index: number) => page.locator('.conversation-row', { hasText: `Bulk Hand ${index}` }).locator('input.select');
+    await box(6).click();
+    await box(2).click({ modifiers: ['Shift'] });
+    expect(await page.locator('#bulk-count').textContent()).toBe('5 selected');
+    await page.locator('#bulk-bar [data-bulk="close"]').click();
+    await expect.poll(() => page.locator('#list-status').textContent()).toBe('5 conversations closed.');
+    expect(await page.locator('#bulk-bar').isHidden()).toBe(true);
+    for (const id of ids.slice(1)) {
+      const read = await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${id}`, headers: adminHeaders() });
+      expect(read.json().conversation.status).toBe('closed');
+    }
+    const first = await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${ids[0]}`, headers: adminHeaders() });
+    expect(first.json().conversation.status).toBe('open');
+
+    // x ticks the focused row.
+    await page.locator('.conversation-row', { hasText: 'Bulk Hand 1' }).locator('a').focus();
+    await page.keyboard.press('x');
+    expect(await page.locator('#bulk-count').textContent()).toBe('1 selected');
+    await page.click('#bulk-clear');
+
+    await page.click('#mark-all-read');
+    await expect.poll(() => page.locator('[data-total="unread_threads"] dd').textContent()).toBe('0');
+    expect(await page.locator('.conversation-row.unread').count()).toBe(0);
     expect(run.problems).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import { byId, el, errorText, formatTime } from '../dom.ts';
 import { call, setStatus } from './api.ts';
 import { conversationUrl, followInPlace } from './navigation.ts';
 import { labelWords } from './overview.ts';
+import { renderSelection, toggle } from './selection.ts';
 import { state } from './state.ts';
 
 const PAGE_SIZE = 50;
@@ -48,13 +49,21 @@ function renderRow(item: ConversationListItem): HTMLLIElement {
   );
   if (item.id === state.current) link.setAttribute('aria-current', 'page');
   link.addEventListener('click', (event) => followInPlace(event, conversationUrl(item.id)));
-  return el('li', { className: `conversation-row${unread ? ' unread' : ''}`, attrs: { 'data-id': item.id } }, link);
+  const box = el('input', { className: 'select', attrs: { type: 'checkbox', 'aria-label': `Select ${item.name}` } });
+  box.checked = state.selected.has(item.id);
+  box.addEventListener('click', (event) => {
+    event.preventDefault();
+    toggle(item.id, event.shiftKey);
+  });
+  return el('li', { className: `conversation-row${unread ? ' unread' : ''}${box.checked ? ' selected' : ''}`, attrs: { 'data-id': item.id } }, box, link);
 }
 
 export function renderList(): void {
   const list = byId('conversations');
   const focusedId = (document.activeElement as HTMLElement | null)?.dataset?.id;
   const shown = state.rows.filter((row) => !state.deleting.has(row.id));
+  for (const id of state.selected) if (!shown.some((row) => row.id === id)) state.selected.delete(id);
+  renderSelection();
   list.replaceChildren(...shown.map(renderRow));
   if (shown.length === 0) list.append(el('li', { className: 'empty', text: byId<HTMLInputElement>('q').value.trim() ? 'No conversation matches this search.' : 'No conversations match.' }));
   // A live refresh must not take the keyboard's place away.

@@ -3,6 +3,7 @@ import { attempt } from './api.ts';
 import { conversationUrl, navigate } from './navigation.ts';
 import { openPicker, slashOpensPicker } from './saved-replies.ts';
 import { state } from './state.ts';
+import { toggle } from './selection.ts';
 import { setConversationStatus } from './thread.ts';
 
 /** The same width as console.css's one-pane layout. */
@@ -53,6 +54,11 @@ export function onKey(event: KeyboardEvent): void {
       if (target.closest('a, button')) return; // the focused link or button does its own thing
       const link = rowLinks().find((candidate) => candidate.dataset.id === state.current) ?? rowLinks()[0];
       if (link) act(() => navigate(conversationUrl(link.dataset.id ?? '')));
+      return;
+    }
+    case 'x': {
+      const focused = (document.activeElement as HTMLElement | null)?.dataset?.id ?? state.current;
+      if (focused) act(() => toggle(focused, false));
       return;
     }
     case 'r':

@@ -6,6 +6,7 @@ import { announce, invite, setTopicStatus } from './moderation.ts';
 import { applyRoute, followInPlace } from './navigation.ts';
 import { testAlert } from './overview.ts';
 import { wireSavedReplies } from './saved-replies.ts';
+import { wireSelection } from './selection.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { state, TOKEN_KEY } from './state.ts';
 import { reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
@@ -57,6 +58,7 @@ window.addEventListener('popstate', () => {
 });
 document.addEventListener('keydown', onKey);
 wireSavedReplies();
+wireSelection();
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && state.threadStale) attempt('thread-status', reloadThread);
 });

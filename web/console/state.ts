@@ -22,6 +22,8 @@ export const state = {
   drafts: new Map<string, string>(),
   /** Conversations whose deletion waits out its undo window: out of the list meanwhile. */
   deleting: new Set<string>(),
+  /** Conversations ticked for a bulk action. */
+  selected: new Set<string>(),
 };
 
 export const TOKEN_KEY = 'parley.adminToken';
