@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, adminHeaders, createConversation } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
 import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
 
-/** The console's everyday tools (issue #31): saved replies, bulk actions. */
+/** The console's everyday tools (issue #31): saved replies, bulk actions, timeline notes. */
 describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => {
   let run: BrowserRun;
   beforeAll(async () => {
@@ -76,6 +76,20 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
     await page.click('#mark-all-read');
     await expect.poll(() => page.locator('[data-total="unread_threads"] dd').textContent()).toBe('0');
     expect(await page.locator('.conversation-row.unread').count()).toBe(0);
+    expect(run.problems).toEqual([]);
+  });
+
+  it('adds a private note that shows in the timeline between the messages', async () => {
+    const created = await createConversation(run.t, { message: 'Note this', name: 'Note Visitor' });
+    const page = await run.newPage();
+    await signIn(page);
+    await page.locator('.conversation-row a', { hasText: 'Note Visitor' }).click();
+    await page.fill('#note-text', 'Checked their **site**.');
+    await page.click('#note-form button[type=submit]');
+    await expect.poll(() => page.locator('#thread-messages .message.note .body').textContent()).toBe('Checked their **site**.');
+    expect(await page.locator('#thread-messages .message.note .meta').textContent()).toMatch(/^Private note · /);
+    const visitor = await run.t.inject({ method: 'GET', url: `/api/conversations/${created.conversation_id}`, headers: { authorization: `Bearer ${created.access_token}` } });
+    expect(visitor.body).not.toContain('Checked their');
     expect(run.problems).toEqual([]);
   });
 

@@ -280,8 +280,9 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       // Markdown rendered: a marked link, and a wide code block that scrolls inside the message (keyboard-focusable) instead of widening the page.
       expect(await page.locator('#thread-messages a[href="https://example.com/guide"]').getAttribute('rel')).toBe('noopener noreferrer nofollow ugc');
       const code = page.locator('#thread-messages pre[tabindex="0"]');
-      const box = await code.evaluate((pre) => ({ scrolls: pre.scrollWidth > pre.clientWidth, right: pre.getBoundingClientRect().right, page: document.documentElement.scrollWidth }));
-      expect(box.scrolls, where('code block scrolls')).toBe(true);
+      const measure = () => code.evaluate((pre) => ({ scrolls: pre.scrollWidth > pre.clientWidth, right: pre.getBoundingClientRect().right, page: document.documentElement.scrollWidth }));
+      await expect.poll(async () => (await measure()).scrolls, { message: where('code block scrolls') }).toBe(true);
+      const box = await measure();
       expect(Math.max(box.right, box.page), where('nothing wider than the screen')).toBeLessThanOrEqual(width);
       await check('conversation');
       // The list beside the conversation on a wide screen; one pane at a time on a phone.

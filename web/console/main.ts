@@ -9,7 +9,7 @@ import { wireSavedReplies } from './saved-replies.ts';
 import { wireSelection } from './selection.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { state, TOKEN_KEY } from './state.ts';
-import { reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
+import { addNote, reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
 
 /** The operator console: this module only wires the page's controls to the modules beside it. */
 function onSubmit(id: string, statusId: string, action: () => Promise<void>): void {
@@ -36,6 +36,7 @@ for (const id of ['review-label', 'review-note']) byId(id).addEventListener('inp
 byId('more').addEventListener('click', () => attempt('list-status', loadMore));
 onSubmit('admin-reply', 'thread-status', reply);
 onSubmit('review', 'thread-status', review);
+onSubmit('note-form', 'thread-status', addNote);
 for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]')) {
   button.addEventListener('click', () => attempt('thread-status', () => setConversationStatus(button.dataset.status ?? 'open')));
 }

@@ -33,16 +33,24 @@ function renderThread(data: OperatorConversation): void {
   const pane = byId('thread-pane');
   const atBottom = pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
   const before = list.childElementCount;
-  list.replaceChildren(
-    ...messages.map((message) =>
-      el(
+  const entries = [
+    ...messages.map((message) => ({
+      at: message.created_at,
+      node: el(
         'li',
         { className: `message ${message.role}` },
         el('div', { className: 'meta', text: `${message.role === 'admin' ? 'You (operator)' : conversation.name} · ${formatTime(message.created_at)}${message.role === 'admin' && message.seen_at ? ' · seen' : ''}` }),
         messageBody(message),
       ),
-    ),
-  );
+    })),
+    ...data.notes.map((note) => ({
+      at: note.created_at,
+      node: el('li', { className: 'message note' }, el('div', { className: 'meta', text: `Private note · ${formatTime(note.created_at)}` }), el('p', { className: 'body', text: note.body })),
+    })),
+  ];
+  // ISO times sort as text; a note and a message of the same millisecond keep the message first.
+  entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  list.replaceChildren(...entries.map((entry) => entry.node));
   const open = conversation.status === 'open';
   byId('admin-reply').hidden = !open;
   byId('reply-closed').hidden = open;
@@ -51,7 +59,7 @@ function renderThread(data: OperatorConversation): void {
     byId<HTMLSelectElement>('review-label').value = conversation.review_label;
     byId<HTMLInputElement>('review-note').value = conversation.operator_note;
   }
-  if (atBottom || before !== messages.length) list.lastElementChild?.scrollIntoView({ block: 'nearest' });
+  if (atBottom || before !== entries.length) list.lastElementChild?.scrollIntoView({ block: 'nearest' });
 }
 
 export async function openThread(id: string): Promise<void> {
@@ -147,6 +155,16 @@ async function sendDelete(id: string): Promise<void> {
     state.rows = state.rows.filter((row) => row.id !== id);
     renderList();
   }
+}
+
+export async function addNote(): Promise<void> {
+  if (!state.current) return;
+  const field = byId<HTMLTextAreaElement>('note-text');
+  const result = await call('POST', `/api/admin/conversations/${state.current}/notes`, { note: field.value });
+  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+  field.value = '';
+  setStatus('thread-status', 'Note added.');
+  await reloadThread();
 }
 
 export async function review(): Promise<void> {
