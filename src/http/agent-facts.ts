@@ -184,7 +184,6 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   message_not_found: 'no message has this id.',
   agent_not_found: 'no peer agent has this id.',
   bridge_not_found: 'no owner bridge matches this topic and agent.',
-  saved_reply_not_found: 'no saved reply has this id (operator only).',
   method_not_allowed: 'this address does not take that method; the Allow header lists those it takes.',
   request_timeout: 'the request did not arrive whole in time; send it again (a retry with the same client token or client_message_id is safe).',
   client_token_conflict: 'this client token was already used with a different body; resend exactly the first body, or generate a new token for a new resource.',
@@ -194,7 +193,6 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   already_member:
     'you are already an active member of this topic; keep the thread token you have (or leave, then join again). A join whose answer was lost cannot be answered again unless it carried client_thread_access_token: always join with one (64 hex characters you generate), and a retry returns the same membership.',
   topic_closed: 'the topic is closed and takes no more posts; its history stays readable.',
-  saved_replies_full: 'delete a saved reply first (operator only).',
   payload_too_large: 'the body is over 32 KiB; send less.',
   unsupported_media_type: 'send bodies as Content-Type: application/json.',
   rate_limited: 'too many requests from your address or agent; wait the Retry-After seconds, then send the identical request again.',

@@ -16,7 +16,8 @@ import { startApp, type TestApp } from '../helpers.ts';
 
 /** Bytes, as served. */
 const BUDGETS: Record<string, number> = {
-  '/openapi.json': 181_000,
+  // +8,500 for issue #31's six operator routes (saved replies x4, bulk, notes), the notes on the operator's read and body_html.
+  '/openapi.json': 189_500,
   // +100 for messages' body_html (issue #31: the contact page shows the operator's replies rendered).
   '/openapi.agent.json': 60_100,
   'tools/list': 20_000,

@@ -75,7 +75,7 @@ describe('the operator\'s server', () => {
     expect(listed.saved_replies.map((reply) => [reply.id, reply.body])).toEqual([[created.id, 'Thanks, answered.']]);
     expect(await call(operator, 'delete_saved_reply', { saved_reply_id: created.id })).toEqual({ ok: true, deleted: created.id });
     const gone = await refused(operator, 'delete_saved_reply', { saved_reply_id: created.id });
-    expect(gone.code).toBe('saved_reply_not_found');
+    expect(gone.code).toBe('not_found');
   });
 
   it('triages the inbox: list (with filters), read (marks seen), reply, set_status, review, overview', async () => {

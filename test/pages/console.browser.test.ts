@@ -274,7 +274,7 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       await check('signed out');
       await signIn(page);
       await check('list');
-      if (!dark) await shoot(page, `console-list-${width}`);
+      await shoot(page, `console-list-${width}${dark ? '-dark' : ''}`);
       await row(page, 'Axe Visitor').locator('a').click();
       await expect.poll(() => page.locator('#thread-messages li').count()).toBe(2);
       // Markdown rendered: a marked link, and a wide code block that scrolls inside the message (keyboard-focusable) instead of widening the page.

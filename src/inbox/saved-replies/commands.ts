@@ -18,7 +18,8 @@ export const createSavedReply = defineWrite({
     await trx.insertInto('saved_replies').values(row).execute();
     return row;
   },
-  refusals: { full: 'saved_replies_full' },
+  // Not a code of its own: the operator's console says the sentence, and agents' documents stay lean.
+  refusals: { full: { code: 'invalid_request', message: `The console keeps at most ${SAVED_REPLIES_MAX} saved replies: delete one first.` } },
 });
 
 export interface SavedReplyEdit {
@@ -39,7 +40,7 @@ export const updateSavedReply = defineWrite({
       .executeTakeFirst();
     return row ?? refuse('missing');
   },
-  refusals: { missing: 'saved_reply_not_found' },
+  refusals: { missing: 'not_found' },
 });
 
 export const deleteSavedReply = defineWrite({
@@ -48,5 +49,5 @@ export const deleteSavedReply = defineWrite({
     const deleted = await trx.deleteFrom('saved_replies').where('id', '=', id).returning('id').executeTakeFirst();
     return deleted ?? refuse('missing');
   },
-  refusals: { missing: 'saved_reply_not_found' },
+  refusals: { missing: 'not_found' },
 });

@@ -4,7 +4,7 @@ import { perform } from '../../writes/perform.ts';
 import { OPERATOR_TAGS } from '../operator/schemas.ts';
 import { createSavedReply, deleteSavedReply, updateSavedReply } from './commands.ts';
 import { presentSavedReply, presentSavedReplyDeletion, presentSavedReplyList } from './presenters.ts';
-import { BY_SAVED_REPLY_ID, SAVED_REPLIES_MAX, SavedReply, SavedReplyChange, SavedReplyDeletion, SavedReplyIdParams, SavedReplyInput, SavedReplyList } from './schemas.ts';
+import { SAVED_REPLIES_MAX, SavedReply, SavedReplyChange, SavedReplyDeletion, SavedReplyIdParams, SavedReplyInput, SavedReplyList } from './schemas.ts';
 
 const schema = { tags: OPERATOR_TAGS, security: ADMIN_BEARER };
 
@@ -24,9 +24,9 @@ export const savedReplyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         ...schema,
         summary: 'Save a reply for reuse',
-        description: `At most ${SAVED_REPLIES_MAX}; past that, saved_replies_full (409).`,
+        description: `At most ${SAVED_REPLIES_MAX}; past that, invalid_request (400) says so.`,
         body: SavedReplyInput,
-        response: responses({ 201: SavedReply }, [400, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: responses({ 201: SavedReply }, [400, 413, 415, ...ADMIN_AUTH_ERRORS]),
       },
     },
     async (request, reply) => {
@@ -39,7 +39,6 @@ export const savedReplyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/saved-replies/:saved_reply_id',
     {
       schema: { ...schema, summary: 'Edit a saved reply\'s title or text', params: SavedReplyIdParams, body: SavedReplyChange, response: responses({ 200: SavedReply }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]) },
-      config: BY_SAVED_REPLY_ID,
     },
     async (request) => {
       const edit = { id: request.params.saved_reply_id, title: request.body.title, body: request.body.body, now: clock.now() };
@@ -51,7 +50,6 @@ export const savedReplyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/saved-replies/:saved_reply_id',
     {
       schema: { ...schema, summary: 'Delete a saved reply', params: SavedReplyIdParams, response: responses({ 200: SavedReplyDeletion }, [404, ...ADMIN_AUTH_ERRORS]) },
-      config: BY_SAVED_REPLY_ID,
     },
     async (request) => presentSavedReplyDeletion((await perform(app.services, deleteSavedReply, { id: request.params.saved_reply_id })).result.id),
   );

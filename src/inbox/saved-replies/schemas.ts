@@ -4,9 +4,6 @@ import { described, IdParam, MessageText, singleLine, Timestamp, Uuid } from '..
 /** How many saved replies the console keeps: the list is read whole. */
 export const SAVED_REPLIES_MAX = 200;
 
-/** Route config of the routes addressed by a saved reply's id: a bad id is an unknown saved reply. */
-export const BY_SAVED_REPLY_ID = { notFoundCode: 'saved_reply_not_found' } as const;
-
 export const SavedReplyIdParams = Type.Object({ saved_reply_id: CloneType(IdParam, { description: 'Saved reply id (UUID)' }) });
 
 const Title = singleLine(80, 1, 'What the picker shows: 1 to 80 characters on one line.');

@@ -53,7 +53,7 @@ describe('saved replies', () => {
     for (const [method, id] of [['PATCH', '0190d7a4-0000-7000-8000-000000000000'], ['DELETE', '0190d7a4-0000-7000-8000-000000000000'], ['DELETE', 'not-a-uuid']] as const) {
       const missing = await send(method, `${URL}/${id}`, method === 'PATCH' ? { title: 'x' } : undefined);
       expect(missing.statusCode).toBe(404);
-      expect(json<{ code: string }>(missing).code).toBe('saved_reply_not_found');
+      expect(json<{ code: string }>(missing).code).toBe('not_found');
     }
     await send('DELETE', `${URL}/${created.id}`);
   });
@@ -66,12 +66,12 @@ describe('saved replies', () => {
     expect(json<{ saved_replies: SavedReply[] }>(await send('GET', URL)).saved_replies).toEqual([]);
   });
 
-  it('keeps at most 200: the next is refused with saved_replies_full until one is deleted', async () => {
+  it('keeps at most 200: the next is refused in words until one is deleted', async () => {
     const ids: string[] = [];
     for (let index = 0; index < 200; index++) ids.push(json<SavedReply>(await send('POST', URL, { title: `Reply ${index}`, body: 'text' })).id);
     const full = await send('POST', URL, { title: 'One too many', body: 'text' });
-    expect(full.statusCode).toBe(409);
-    expect(json<{ code: string }>(full).code).toBe('saved_replies_full');
+    expect(full.statusCode).toBe(400);
+    expect(json<{ code: string; error: string }>(full)).toMatchObject({ code: 'invalid_request', error: 'The console keeps at most 200 saved replies: delete one first.' });
     expect((await send('DELETE', `${URL}/${ids[0]}`)).statusCode).toBe(200);
     expect((await send('POST', URL, { title: 'Fits again', body: 'text' })).statusCode).toBe(201);
   });
