@@ -8,6 +8,8 @@ import { Digest } from './digest.ts';
 import { errorCode, OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
 import { sendMessage, type BotTarget } from './send-message.ts';
 import { ALERT_TEXTS, digestText } from './texts.ts';
+import { rememberAlertMessage } from '../telegram/alert-messages.ts';
+import { alertKeyboard } from '../telegram/keyboard.ts';
 
 export const DEFAULT_TIMEOUT_MS = OUTBOUND_TIMEOUT_MS;
 /** A digest whose budget check failed on the store is tried again this much later. */
@@ -29,6 +31,8 @@ export interface AlertOptions {
   logger: AlertLogger;
   /** How long Telegram gets to answer; tests shorten it. */
   timeoutMs?: number;
+  /** The signed action link for a thread (ActionLinks.urlFor), shown as a button under its alert. */
+  linkFor?: (thread: string) => string | undefined;
 }
 
 /** The alert channel the configuration asks for: Telegram when a bot token and a chat id are set. */
@@ -85,7 +89,7 @@ export class TelegramAlerts implements Alerts {
         retryAfterSeconds: refusal.retryAfterSeconds,
       };
     }
-    const outcome = await sendMessage(this.bot, ALERT_TEXTS.test);
+    const { messageId: _sentAs, ...outcome } = await sendMessage(this.bot, ALERT_TEXTS.test);
     this.delivered('test', outcome.sent ? 'sent' : 'failed');
     return outcome;
   }
@@ -118,7 +122,15 @@ export class TelegramAlerts implements Alerts {
       this.schedule();
       return;
     }
-    this.report(event.kind, await sendMessage(this.bot, ALERT_TEXTS[event.kind]));
+    const answers = this.options.config.telegram.webhookSecret !== undefined;
+    const keyboard = alertKeyboard(event.thread, { link: this.options.linkFor?.(event.thread), answers });
+    const sent = await sendMessage(this.bot, ALERT_TEXTS[event.kind], keyboard);
+    this.report(event.kind, sent);
+    // The operator's reply to this message, or a button under it, must find the thread on any instance.
+    if (answers && sent.messageId !== undefined) {
+      const alert = { chatId: this.bot.chatId, messageId: sent.messageId, thread: event.thread, now: this.options.clock.now() };
+      await rememberAlertMessage(this.options.store, alert);
+    }
   }
 
   private flushIfDue(): void {
