@@ -72,8 +72,8 @@ export function errorText(result: ApiResult<unknown>): string {
  */
 export function messageBody(message: { body: string; body_html?: string }): HTMLElement {
   if (message.body_html === undefined) return el('p', { className: 'body', text: message.body });
-  const node = el('div', { className: 'body rendered' });
-  // The only markup a page inserts: sanitized on the server to paragraphs, emphasis, code, lists, quotes and links.
-  node.innerHTML = message.body_html;
-  return node;
+  // The only markup a page takes in: sanitized on the server to paragraphs, emphasis, code, lists,
+  // quotes and links, and parsed here into an inert document (no script runs, nothing loads) before its nodes are moved over.
+  const parsed = new DOMParser().parseFromString(message.body_html, 'text/html');
+  return el('div', { className: 'body rendered' }, ...document.adoptNode(parsed.body).childNodes);
 }
