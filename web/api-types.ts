@@ -11,6 +11,7 @@ import type * as Topics from '../src/forum/topics/schemas.ts';
 import type * as Replies from '../src/inbox/schemas.ts';
 import type * as Operator from '../src/inbox/operator/schemas.ts';
 import type * as Visitor from '../src/inbox/visitor/schemas.ts';
+import type * as SavedReplies from '../src/inbox/saved-replies/schemas.ts';
 
 export type CreationReceipt = Static<typeof Visitor.CreationReceipt>;
 export type VisitorConversation = Static<typeof Visitor.VisitorConversation>;
@@ -23,6 +24,8 @@ export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typ
 export type ConversationList = Static<typeof Operator.ConversationList>;
 export type ConversationListItem = Static<typeof Operator.ConversationListItem>;
 export type OperatorConversation = Static<typeof Operator.OperatorConversation>;
+export type SavedReply = Static<typeof SavedReplies.SavedReply>;
+export type SavedReplyList = Static<typeof SavedReplies.SavedReplyList>;
 
 export type CategoryList = Static<typeof Topics.CategoryList>;
 export type TopicList = Static<typeof Topics.TopicList>;

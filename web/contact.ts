@@ -1,6 +1,6 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
 import { postWithProof } from './proof-of-work.ts';
-import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, randomHex } from './dom.ts';
+import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, messageBody, randomHex } from './dom.ts';
 
 interface Session {
   id: string;
@@ -70,7 +70,7 @@ function render(conversation: VisitorConversation): void {
         'li',
         { className: `message ${message.role}` },
         el('div', { className: 'meta', text: `${who} · ${formatTime(message.created_at)}${seen}` }),
-        el('p', { className: 'body', text: message.body }),
+        messageBody(message),
       );
     }),
   );
@@ -129,7 +129,7 @@ async function read(current: Session, wait: boolean): Promise<'changed' | 'same'
       return 'changed';
     }
     if (result.status === 404 || result.status === 401) {
-      setStatus('thread-status', 'This conversation no longer exists, or the access token (recovery key) is wrong.', true);
+      setStatus('thread-status', 'This conversation no longer exists, or the key is wrong.', true);
       sessionStorage.removeItem(CURRENT);
       return 'gone';
     }
@@ -274,7 +274,7 @@ function resume(event: SubmitEvent): void {
   event.preventDefault();
   const parsed = parseKey(byId<HTMLInputElement>('recovery').value);
   if (!parsed) {
-    setStatus('resume-status', 'That is not an access token (recovery key) from this page: it starts with "parley1.".', true);
+    setStatus('resume-status', 'That is not a key from this page: a key starts with "parley1.".', true);
     return;
   }
   open(parsed);
@@ -301,3 +301,14 @@ window.addEventListener('online', () => wake?.());
 
 const saved = readJson<Session>(CURRENT);
 if (saved) open(saved);
+
+/** Ctrl+Enter (⌘+Enter) in a message box sends its form, as in the console. */
+function sendOnCtrlEnter(fieldId: string, formId: string): void {
+  byId(fieldId).addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return;
+    event.preventDefault();
+    byId<HTMLFormElement>(formId).requestSubmit();
+  });
+}
+sendOnCtrlEnter('message', 'contact-form');
+sendOnCtrlEnter('reply', 'reply-form');

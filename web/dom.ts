@@ -1,4 +1,4 @@
-/** Small DOM helpers: every piece of text goes in through textContent, never as markup. */
+/** Small DOM helpers: every piece of text goes in through textContent, never as markup (messageBody excepted). */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: { className?: string; text?: string; attrs?: Record<string, string> } = {},
@@ -68,4 +68,16 @@ export async function api<T>(
 export function errorText(result: ApiResult<unknown>): string {
   const body = result.body as { error?: string } | null;
   return body?.error ?? `The server answered ${result.status}.`;
+}
+
+/**
+ * A message's text: the server's sanitized rendering (body_html, from the one Markdown renderer the
+ * forum uses too) when the message has one, otherwise the plain text.
+ */
+export function messageBody(message: { body: string; body_html?: string }): HTMLElement {
+  if (message.body_html === undefined) return el('p', { className: 'body', text: message.body });
+  // The only markup a page takes in: sanitized on the server to paragraphs, emphasis, code, lists,
+  // quotes and links, and parsed here into an inert document (no script runs, nothing loads) before its nodes are moved over.
+  const parsed = new DOMParser().parseFromString(message.body_html, 'text/html');
+  return el('div', { className: 'body rendered' }, ...document.adoptNode(parsed.body).childNodes);
 }

@@ -1,13 +1,16 @@
 import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
+import { renderMarkdown } from '../markdown.ts';
 import type { MessageRow } from './queries.ts';
 import type { MessageRecord, ReplyReceipt } from './schemas.ts';
 
-export function presentMessage(message: MessageRow): Static<typeof MessageRecord> {
+/** `rendered`: whose messages carry body_html (the console renders both sides; the contact page, the operator's replies). */
+export function presentMessage(message: MessageRow, rendered: 'all' | 'admin'): Static<typeof MessageRecord> {
   return {
     id: message.id,
     role: message.role,
     body: message.body,
+    ...(rendered === 'all' || message.role === 'admin' ? { body_html: renderMarkdown(message.body) } : {}),
     created_at: isoTime(message.created_at),
     seen_at: message.seen_at === null ? null : isoTime(message.seen_at),
   };

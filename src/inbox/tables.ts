@@ -56,9 +56,18 @@ export interface InvitationCountsTable {
   count: number;
 }
 
+/** The operator's private notes in a conversation's timeline (issue #31). */
+export interface ConversationNotesTable {
+  id: string;
+  conversation_id: string;
+  body: string;
+  created_at: number;
+}
+
 export interface InboxTables {
   conversations: ConversationsTable;
   messages: MessagesTable;
+  conversation_notes: ConversationNotesTable;
   inbox_counters: InboxCountersTable;
   invitation_counts: InvitationCountsTable;
 }

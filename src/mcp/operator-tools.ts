@@ -1,7 +1,9 @@
 import { ID_FACTS } from '../http/agent-facts.ts';
 import { MessageBody } from '../http/schemas.ts';
 import { ConversationStatusChange, ConversationStatusReceipt, ConversationList, InboxOverview, ListQuery, OperatorConversation, ReviewBody, ReviewReceipt } from '../inbox/operator/schemas.ts';
+import { BulkRequest, BulkResult } from '../inbox/operator/bulk.ts';
 import { ReplyReceipt } from '../inbox/schemas.ts';
+import { SavedReply, SavedReplyChange, SavedReplyDeletion, SavedReplyInput, SavedReplyList } from '../inbox/saved-replies/schemas.ts';
 import { BridgeList } from '../forum/bridges/schemas.ts';
 import { HideChange, HideReceipt, PostReceipt } from '../forum/posts/schemas.ts';
 import { Announcement, AnnouncementReceipt } from '../forum/topics/schemas.ts';
@@ -16,6 +18,8 @@ import { bodyOf, pick, routeTool, toolInput, type Tool, type ToolArguments, type
  * sends it on to its route, which checks it again, exactly as the console's requests are checked.
  */
 
+const savedReplyPath = (args: ToolArguments) => `/api/admin/saved-replies/${segment(args.saved_reply_id)}`;
+const SavedReplyId = id('The saved reply\'s id (a UUID).');
 const conversationPath = (args: ToolArguments) => `/api/admin/conversations/${segment(args.conversation_id)}`;
 const RETRY = `A client_message_id makes it safe to retry: ${ID_FACTS.client_message_id}`;
 
@@ -70,6 +74,15 @@ export const OPERATOR_TOOLS: Tool[] = [
     route: (args, context) => ({ method: 'POST', path: `${conversationPath(args)}/review`, token: adminToken(context), body: bodyOf(args, 'conversation_id') }),
   }),
   routeTool({
+    name: 'bulk_action',
+    title: 'Act on several conversations',
+    description: 'Closes, reopens, marks spam, marks read, labels or deletes up to 100 conversations at once, reporting each one\'s outcome (POST /api/admin/conversations/bulk); safe to retry.',
+    input: toolInput({}, BulkRequest),
+    output: BulkResult,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    route: (args, context) => ({ method: 'POST', path: '/api/admin/conversations/bulk', token: adminToken(context), body: args }),
+  }),
+  routeTool({
     name: 'overview',
     title: 'Inbox overview',
     description: 'Aggregate counts of the inbox: totals, review labels, the most frequent invitation ids (GET /api/admin/overview).',
@@ -77,6 +90,42 @@ export const OPERATOR_TOOLS: Tool[] = [
     output: InboxOverview,
     annotations: { readOnlyHint: true, openWorldHint: false },
     route: (_args, context) => ({ method: 'GET', path: '/api/admin/overview', token: adminToken(context) }),
+  }),
+  routeTool({
+    name: 'list_saved_replies',
+    title: 'List saved replies',
+    description: 'The operator\'s saved replies, by title (GET /api/admin/saved-replies).',
+    input: toolInput({}),
+    output: SavedReplyList,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    route: (_args, context) => ({ method: 'GET', path: '/api/admin/saved-replies', token: adminToken(context) }),
+  }),
+  routeTool({
+    name: 'create_saved_reply',
+    title: 'Save a reply for reuse',
+    description: 'Saves a reply under a title (POST /api/admin/saved-replies).',
+    input: toolInput({}, SavedReplyInput),
+    output: SavedReply,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    route: (args, context) => ({ method: 'POST', path: '/api/admin/saved-replies', token: adminToken(context), body: args }),
+  }),
+  routeTool({
+    name: 'update_saved_reply',
+    title: 'Edit a saved reply',
+    description: 'Changes a saved reply\'s title, text or both (PATCH /api/admin/saved-replies/{saved_reply_id}).',
+    input: toolInput({ saved_reply_id: SavedReplyId }, SavedReplyChange),
+    output: SavedReply,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    route: (args, context) => ({ method: 'PATCH', path: savedReplyPath(args), token: adminToken(context), body: bodyOf(args, 'saved_reply_id') }),
+  }),
+  routeTool({
+    name: 'delete_saved_reply',
+    title: 'Delete a saved reply',
+    description: 'Deletes a saved reply (DELETE /api/admin/saved-replies/{saved_reply_id}).',
+    input: toolInput({ saved_reply_id: SavedReplyId }),
+    output: SavedReplyDeletion,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    route: (args, context) => ({ method: 'DELETE', path: savedReplyPath(args), token: adminToken(context) }),
   }),
   routeTool({
     name: 'list_bridges',

@@ -6,7 +6,7 @@ import { ApiError, ERROR_CODES, type ErrorCode } from '../http/errors.ts';
 
 /** One request to the app's own HTTP API, as a tool makes it. */
 export interface RouteCall {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path, every id in it already a percent-encoded segment (see `segment`). */
   path: string;
   query?: Record<string, unknown>;

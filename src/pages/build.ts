@@ -7,14 +7,26 @@ export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 /** Where the pages go when the service runs from its sources (development, tests). */
 export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 
-/** The page bundles: one script per page, the contact page's proof-of-work worker, the shared style sheet, the forum's (which bundles the shared one) and the console's. */
-const ENTRIES = ['contact.ts', 'challenge-worker.ts', 'admin.ts', 'forum.ts', 'style.css', 'forum.css', 'console.css'];
+/**
+ * The page bundles by the name a page asks for: one script per page, the contact page's
+ * proof-of-work worker, the shared style sheet, the forum's (which bundles the shared one) and the
+ * console's.
+ */
+const ENTRIES: Record<string, string> = {
+  'contact.js': 'contact.ts',
+  'challenge-worker.js': 'challenge-worker.ts',
+  'console.js': 'console/main.ts',
+  'forum.js': 'forum.ts',
+  'style.css': 'style.css',
+  'forum.css': 'forum.css',
+  'console.css': 'console.css',
+};
 
 /** The sources and this file's list of entries: a build from an older list is stale too. */
 function newestSource(): number {
   let newest = statSync(fileURLToPath(import.meta.url)).mtimeMs;
-  for (const name of readdirSync(WEB_DIR)) {
-    if (!/\.(ts|css|html|svg)$/.test(name)) continue;
+  for (const name of readdirSync(WEB_DIR, { recursive: true, encoding: 'utf8' })) {
+    if (name.startsWith('dist') || !/\.(ts|css|html|svg)$/.test(name)) continue;
     newest = Math.max(newest, statSync(path.join(WEB_DIR, name)).mtimeMs);
   }
   return newest;
@@ -33,7 +45,7 @@ export async function buildPages(outDir: string): Promise<Manifest> {
   // delete the files that one is reading. The manifest is written last and swapped in whole by a rename.
   mkdirSync(outDir, { recursive: true });
   const result = await build({
-    entryPoints: ENTRIES.map((entry) => path.join(WEB_DIR, entry)),
+    entryPoints: Object.entries(ENTRIES).map(([name, source]) => ({ in: path.join(WEB_DIR, source), out: path.parse(name).name })),
     outdir: outDir,
     entryNames: '[name]-[hash]',
     bundle: true,
@@ -48,11 +60,11 @@ export async function buildPages(outDir: string): Promise<Manifest> {
     copyFileSync(path.join(WEB_DIR, name), temporary);
     renameSync(temporary, path.join(outDir, name));
   }
+  const names = new Map(Object.entries(ENTRIES).map(([name, source]) => [path.join(WEB_DIR, source), name]));
   const manifest: Manifest = {};
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
-    if (!meta.entryPoint) continue;
-    const source = path.basename(meta.entryPoint).replace(/\.ts$/, '.js');
-    manifest[source] = path.basename(output);
+    const name = meta.entryPoint && names.get(path.resolve(meta.entryPoint));
+    if (name) manifest[name] = path.basename(output);
   }
   const temporary = path.join(outDir, `${MANIFEST_FILE}.${process.pid}.tmp`);
   writeFileSync(temporary, JSON.stringify(manifest, null, 2));

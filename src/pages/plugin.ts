@@ -64,7 +64,7 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
     return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
   };
   const contact = page('index.html', 'contact.js');
-  const admin = page('admin.html', 'admin.js');
+  const admin = page('admin.html', 'console.js');
   const needsJavaScript = page('needs-javascript.html');
 
   app.addHook('onRequest', (_request, reply, done) => {

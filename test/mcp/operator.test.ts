@@ -53,7 +53,12 @@ describe('the operator\'s server', () => {
       'reply',
       'set_status',
       'review',
+      'bulk_action',
       'overview',
+      'list_saved_replies',
+      'create_saved_reply',
+      'update_saved_reply',
+      'delete_saved_reply',
       'list_bridges',
       'reply_to_bridge',
       'moderate_post',
@@ -64,6 +69,18 @@ describe('the operator\'s server', () => {
       'revoke_conversation_token',
       'revoke_agent_token',
     ]);
+  });
+
+  it('keeps saved replies: create, list, update, delete, and an unknown one is refused in words', async () => {
+    const created = await call<{ id: string; title: string }>(operator, 'create_saved_reply', { title: 'Thanks', body: 'Thanks for writing: I will answer **today**.' });
+    expect(created.title).toBe('Thanks');
+    const updated = await call<{ body: string }>(operator, 'update_saved_reply', { saved_reply_id: created.id, body: 'Thanks, answered.' });
+    expect(updated.body).toBe('Thanks, answered.');
+    const listed = await call<{ saved_replies: Array<{ id: string; body: string }> }>(operator, 'list_saved_replies');
+    expect(listed.saved_replies.map((reply) => [reply.id, reply.body])).toEqual([[created.id, 'Thanks, answered.']]);
+    expect(await call(operator, 'delete_saved_reply', { saved_reply_id: created.id })).toEqual({ ok: true, deleted: created.id });
+    const gone = await refused(operator, 'delete_saved_reply', { saved_reply_id: created.id });
+    expect(gone.code).toBe('not_found');
   });
 
   it('triages the inbox: list (with filters), read (marks seen), reply, set_status, review, overview', async () => {
@@ -91,6 +108,18 @@ describe('the operator\'s server', () => {
     const invalid = await refused(operator, 'set_status', { conversation_id: created.conversation_id, status: 'archived' });
     expect(invalid).toMatchObject({ code: 'invalid_request', field: 'status' });
     expect((await refused(operator, 'read_conversation', { conversation_id: '00000000-0000-4000-8000-000000000000' })).code).toBe('conversation_not_found');
+  });
+
+  it('acts on several conversations at once with bulk_action, each outcome reported', async () => {
+    const one = await createConversation(t, { message: 'Bulk one', name: 'Bulk One' });
+    const two = await createConversation(t, { message: 'Bulk two', name: 'Bulk Two' });
+    const missing = '0190d7a4-0000-7000-8000-000000000000';
+    const closed = await call<{ results: Array<{ id: string; outcome: string }>; done: number; not_found: number }>(operator, 'bulk_action', { ids: [one.conversation_id, two.conversation_id, missing], action: 'close' });
+    expect(closed).toEqual({ results: [{ id: one.conversation_id, outcome: 'done' }, { id: two.conversation_id, outcome: 'done' }, { id: missing, outcome: 'not_found' }], done: 2, not_found: 1 });
+    const read = await t.inject({ method: 'GET', url: `/api/admin/conversations/${two.conversation_id}`, headers: adminHeaders() });
+    expect(read.json().conversation.status).toBe('closed');
+    expect((await refused(operator, 'bulk_action', { ids: [], action: 'close' })).code).toBe('invalid_request');
+    expect((await call<{ done: number }>(operator, 'bulk_action', { ids: [one.conversation_id, two.conversation_id], action: 'mark_read' })).done).toBe(2);
   });
 
   it('moderates the forum: bridges, a reply in one, hiding and showing a post, an announcement', async () => {

@@ -179,7 +179,11 @@ describe.runIf(browserTestsRun)('pages in a real browser', () => {
     const detail = await t.inject({ method: 'GET', url: `/api/admin/conversations/${id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(detail.json().conversation).toMatchObject({ status: 'closed', review_label: label, operator_note: 'looked at it' });
     await console.click('#delete'); // the confirmation dialog is accepted by newPage's handler
-    await expect.poll(() => console.locator('#list-status').textContent()).toBe('Conversation deleted.');
+    // Out of the list at once; the request goes only when the undo window has run out.
+    await expect.poll(() => console.locator('#list-status').textContent()).toBe('Closable will be deleted in 5 s.Undo');
+    expect(await console.locator('.conversation-row', { hasText: 'Closable' }).count()).toBe(0);
+    expect((await adminList()).some((item) => item.id === id)).toBe(true);
+    await expect.poll(() => console.locator('#list-status').textContent(), { timeout: 10_000 }).toBe('Conversation deleted.');
     // The deletion's own event refreshes the list about 200 ms later: the sentence outlives that refresh.
     await console.waitForTimeout(600);
     expect(await console.locator('#list-status').textContent()).toBe('Conversation deleted.');

@@ -250,8 +250,9 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
   });
 
   it('passes axe-core with no violations at 1280 and 390 px, signed out and in, light and dark, and keeps the strict CSP', async () => {
-    const created = await createConversation(run.t, { message: 'Check my accessibility', name: 'Axe Visitor' });
-    await run.t.inject({ method: 'POST', url: `/api/admin/conversations/${created.conversation_id}/messages`, headers: adminHeaders(), payload: { message: 'Checked.' } });
+    const wideCode = `const line = '${'x'.repeat(300)}';`;
+    const created = await createConversation(run.t, { message: `Check my **accessibility** at https://example.com/a11y\n\n\`\`\`\n${wideCode}\n\`\`\``, name: 'Axe Visitor' });
+    await run.t.inject({ method: 'POST', url: `/api/admin/conversations/${created.conversation_id}/messages`, headers: adminHeaders(), payload: { message: 'Checked: see [the guide](https://example.com/guide).' } });
     const response = await fetch(`${run.base}/admin/conversations/${created.conversation_id}`);
     expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self'; style-src 'self'/);
     const html = await response.text();
@@ -273,9 +274,16 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       await check('signed out');
       await signIn(page);
       await check('list');
-      if (!dark) await shoot(page, `console-list-${width}`);
+      await shoot(page, `console-list-${width}${dark ? '-dark' : ''}`);
       await row(page, 'Axe Visitor').locator('a').click();
       await expect.poll(() => page.locator('#thread-messages li').count()).toBe(2);
+      // Markdown rendered: a marked link, and a wide code block that scrolls inside the message (keyboard-focusable) instead of widening the page.
+      expect(await page.locator('#thread-messages a[href="https://example.com/guide"]').getAttribute('rel')).toBe('noopener noreferrer nofollow ugc');
+      const code = page.locator('#thread-messages pre[tabindex="0"]');
+      const measure = () => code.evaluate((pre) => ({ scrolls: pre.scrollWidth > pre.clientWidth, right: pre.getBoundingClientRect().right, page: document.documentElement.scrollWidth }));
+      await expect.poll(async () => (await measure()).scrolls, { message: where('code block scrolls') }).toBe(true);
+      const box = await measure();
+      expect(Math.max(box.right, box.page), where('nothing wider than the screen')).toBeLessThanOrEqual(width);
       await check('conversation');
       // The list beside the conversation on a wide screen; one pane at a time on a phone.
       expect(await page.locator('#list-pane').isVisible(), where('list beside')).toBe(width > 760);
@@ -294,5 +302,5 @@ describe.runIf(browserTestsRun)('the operator console in a real browser', () => 
       await page.context().close();
     }
     expect(run.problems).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -45,6 +45,29 @@ describe.runIf(browserTestsRun)('the contact page in a real browser', () => {
     expect(run.problems).toEqual([]);
   });
 
+  it('sends with Ctrl+Enter, says "key" in plain words, has a description, and shows the operator\'s Markdown rendered (issue #31)', async () => {
+    const page = await run.newPage();
+    await page.goto(`${run.base}/`);
+    expect(await page.getAttribute('meta[name="description"]', 'content')).toMatch(/without an account/);
+    expect(await page.locator('body').textContent()).not.toMatch(/recovery key|access token/i);
+    await page.fill('#message', 'Sent from the keyboard');
+    await page.press('#message', 'Control+Enter');
+    await page.waitForSelector('#conversation:not([hidden])');
+    expect(await page.locator('#key-hint').textContent()).toMatch(/^Keep this key to come back later/);
+    const id = (await page.inputValue('#key')).split('.')[1]!;
+    expect((await operatorSays(id, 'See **the guide**: https://example.com/guide\n\n```\nnpm test\n```')).statusCode).toBe(201);
+    const answer = page.locator('#messages .message.admin .body');
+    await expect.poll(() => answer.locator('a').getAttribute('rel'), { timeout: 3_000 }).toBe('noopener noreferrer nofollow ugc');
+    expect(await answer.locator('strong').textContent()).toBe('the guide');
+    expect(await answer.locator('pre').getAttribute('tabindex')).toBe('0');
+    // The visitor's own message stays the text as written.
+    expect(await page.locator('#messages .message.visitor .body').evaluate((node) => node.tagName)).toBe('P');
+    await page.fill('#reply', 'Thanks!');
+    await page.press('#reply', 'Control+Enter');
+    await expect.poll(() => page.locator('#messages li').count()).toBe(3);
+    expect(run.problems).toEqual([]);
+  });
+
   it('recovers after a network drop without a reload', async () => {
     const page = await run.newPage();
     // While `down`, every held read fails as on a dead network. (A connection the server drops
@@ -125,5 +148,5 @@ describe.runIf(browserTestsRun)('the contact page in a real browser', () => {
     await page.evaluate(() => document.querySelector('main')?.append(document.createElement('input')));
     expect((await axeViolations(page)).join('\n')).toMatch(/critical label:/);
     expect(run.problems).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -98,21 +98,21 @@ describe('forum pages', () => {
     expect(feed).not.toMatch(/<script|<img|<b /);
   });
 
-  it('renders posts from Markdown to the safe subset: raw HTML escaped, links nofollow ugc noopener, no images', async () => {
+  it('renders posts from Markdown to the safe subset: raw HTML escaped, links noopener noreferrer nofollow ugc, no images', async () => {
     const body = await page(`/forum/t/${hostileTopic}`);
     const post = body.slice(body.indexOf(`id="post-${markdownPost}"`), body.indexOf('</article>', body.indexOf(`id="post-${markdownPost}"`)));
     expect(post).toContain('<strong>strong</strong> and <em>emphasis</em> and <code>inline &lt;code&gt;</code>');
     expect(post).toContain('<ul>\n<li>first</li>\n<li>second</li>\n</ul>');
     expect(post).toContain('<blockquote>\n<p>quoted</p>\n</blockquote>');
-    expect(post).toContain('<a href="https://example.com/page" rel="nofollow ugc noopener">a link</a>');
-    expect(post).toContain('<a href="https://bare.example/x" rel="nofollow ugc noopener">https://bare.example/x</a>');
+    expect(post).toContain('<a href="https://example.com/page" rel="noopener noreferrer nofollow ugc">a link</a>');
+    expect(post).toContain('<a href="https://bare.example/x" rel="noopener noreferrer nofollow ugc">https://bare.example/x</a>');
     expect(post).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;');
     expect(post).toContain('[js](javascript:alert(3))');
     expect(post).not.toMatch(/<img|<script|javascript:alert\(3\)"/);
     // Every link a post holds carries the rel, whatever made it a link.
     const links = [...post.matchAll(/<a [^>]*>/g)].map((match) => match[0]).filter((tag) => !tag.includes('class="permalink"'));
     expect(links.length).toBe(3);
-    for (const link of links) expect(link).toContain('rel="nofollow ugc noopener"');
+    for (const link of links) expect(link).toContain('rel="noopener noreferrer nofollow ugc"');
   });
 
   it('gives every post a permalink that keeps showing it while newer posts arrive', async () => {
@@ -172,7 +172,7 @@ describe('forum pages', () => {
     expect((await hide(true)).statusCode).toBe(200);
     const read = (await get(`/api/forum/topics/${topic.topic_id}`)).json().messages[0];
     const hidden = await page(`/forum/t/${topic.topic_id}`);
-    expect(hidden).toContain(`<div class="body"><p>${read.message}</p>\n</div>`);
+    expect(hidden).toContain(`<div class="body"><p>${read.message}</p></div>`);
     const article = hidden.slice(hidden.indexOf(`id="post-${postId}"`), hidden.indexOf('</article>'));
     expect(article).toContain('<span class="author">—</span>');
     expect(hidden).not.toContain('cheap');

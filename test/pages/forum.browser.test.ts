@@ -69,7 +69,7 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
     });
     t.clock.advance(60_000);
     const joined = await join(t, bo, topic.topic_id);
-    const answer = ['> Record every tool call', '', 'Agreed. We log them as JSON lines, see https://example.com/harness for the format:', '', '```', '{"tool": "search", "ms": 412}', '```'];
+    const answer = ['> Record every tool call', '', 'Agreed. We log them as JSON lines, see https://example.com/harness for the format:', '', '```', '{"tool": "search", "ms": 412, "query": "reproducible evaluation harness for tool-using agents with pinned seeds"}', '```'];
     expect((await reply(t, topic.topic_id, joined.thread_access_token, answer.join('\n'))).statusCode).toBe(201);
     t.clock.advance(60_000);
     const moderator = await t.inject({
@@ -123,7 +123,7 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
     expect(await first.textContent()).toContain('<script>alert(1)</script> <img src=x onerror=alert(2)>');
     expect(await page.locator('main img, main script').count()).toBe(0);
     expect(await page.locator('#posts blockquote').textContent()).toContain('Record every tool call');
-    expect(await page.locator('#posts a[href="https://example.com/harness"]').getAttribute('rel')).toBe('nofollow ugc noopener');
+    expect(await page.locator('#posts a[href="https://example.com/harness"]').getAttribute('rel')).toBe('noopener noreferrer nofollow ugc');
     // A permalink opens a page with its post, scrolled to it.
     const permalink = page.locator('#posts article').nth(1).locator('a.permalink');
     const postId = (await page.locator('#posts article').nth(1).getAttribute('id')) ?? '';
@@ -200,7 +200,7 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
     const firstId = ((await page.locator('#posts article').first().getAttribute('id')) ?? '').replace('post-', '');
     const hidden = await t.inject({ method: 'POST', url: `/api/admin/forum/messages/${firstId}/hide`, headers: bearer(ADMIN_TOKEN), payload: { hidden: true } });
     expect(hidden.statusCode).toBe(200);
-    await expect.poll(() => page.locator('#posts article').first().locator('.body').textContent(), { timeout: 5_000 }).toBe('[removed by moderator]\n');
+    await expect.poll(() => page.locator('#posts article').first().locator('.body').textContent(), { timeout: 5_000 }).toBe('[removed by moderator]');
     expect(await page.locator('#posts').textContent()).not.toContain('The first post');
     expect(problems).toEqual([]);
   });
@@ -237,5 +237,5 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
       }
     }
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 });

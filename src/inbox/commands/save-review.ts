@@ -9,7 +9,7 @@ const HEX_RUN = /[0-9a-fA-F]{32,}/;
 const BEARER_CREDENTIAL = /\bbearer\s+[A-Za-z0-9._~+/=:-]{16,}/i;
 
 /** True when a review note looks like it holds a credential (CONTRACT §4.1: notes never hold tokens). */
-function noteLooksLikeSecret(note: string, adminToken: string | undefined): boolean {
+export function noteLooksLikeSecret(note: string, adminToken: string | undefined): boolean {
   return HEX_RUN.test(note) || BEARER_CREDENTIAL.test(note) || (adminToken !== undefined && note.includes(adminToken));
 }
 

@@ -7,6 +7,7 @@ import { perform, writeStatus } from '../../writes/perform.ts';
 import { operatorReply } from '../commands/append-message.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
 import { markSeen } from '../commands/mark-seen.ts';
+import { addNote } from '../commands/add-note.ts';
 import { saveReview } from '../commands/save-review.ts';
 import { setStatus } from '../commands/set-status.ts';
 import { presentReplyReceipt } from '../presenters.ts';
@@ -15,13 +16,28 @@ import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
 import {
   presentDeletionReceipt,
   presentList,
+  presentNote,
   presentOperatorConversation,
   presentReviewReceipt,
   presentStatusReceipt,
 } from './presenters.ts';
 import { listConversations } from './queries.ts';
 import { searchTerms } from './search.ts';
-import { BY_ID, ConversationList, ConversationStatusChange, ConversationStatusReceipt, DeletionReceipt, LIST_DEFAULT_LIMIT, ListQuery, OPERATOR_TAGS, OperatorConversation, ReviewBody, ReviewReceipt } from './schemas.ts';
+import {
+  BY_ID,
+  ConversationList,
+  ConversationStatusChange,
+  ConversationStatusReceipt,
+  DeletionReceipt,
+  LIST_DEFAULT_LIMIT,
+  ListQuery,
+  NoteBody,
+  NoteRecord,
+  OPERATOR_TAGS,
+  OperatorConversation,
+  ReviewBody,
+  ReviewReceipt,
+} from './schemas.ts';
 
 const notFound = () => new ApiError('conversation_not_found');
 
@@ -87,7 +103,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
         ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now: clock.now() })).result);
       }
-      return presentOperatorConversation(conversation, messages);
+      const notes = await store.db.selectFrom('conversation_notes').selectAll().where('conversation_id', '=', id).orderBy('created_at').orderBy('id').execute();
+      return presentOperatorConversation(conversation, messages, notes);
     },
   );
 
@@ -178,6 +195,26 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const review = { conversationId: request.params.conversation_id, label, note, adminToken: config.adminToken };
       const saved = (await perform(app.services, saveReview, review)).result;
       return presentReviewReceipt(saved.label, saved.note);
+    },
+  );
+
+  app.post(
+    '/api/admin/conversations/:conversation_id/notes',
+    {
+      schema: {
+        summary: 'Add a private note to the timeline',
+        description: 'Never shown to the visitor, nor in alerts or webhooks. A note that looks like it holds a credential is refused (note_contains_secret).',
+        tags: OPERATOR_TAGS,
+        security: ADMIN_BEARER,
+        params: ConversationIdParams,
+        body: NoteBody,
+        response: responses({ 201: NoteRecord }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+      },
+      config: BY_ID,
+    },
+    async (request, reply) => {
+      const note = { conversationId: request.params.conversation_id, body: request.body.note, now: clock.now(), adminToken: config.adminToken };
+      return reply.code(201).send(presentNote((await perform(app.services, addNote, note)).result));
     },
   );
 };

@@ -3,6 +3,7 @@ import { isoTime } from '../../clock.ts';
 import { encodeCursor, type ListPosition } from '../../http/cursor.ts';
 import { presentMessage } from '../presenters.ts';
 import type { ConversationRow, MessageRow } from '../queries.ts';
+import type { ConversationNotesTable } from '../tables.ts';
 import { REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
 import type { ListedConversation, OverviewCounts } from './queries.ts';
 import type {
@@ -11,6 +12,7 @@ import type {
   ConversationStatusReceipt,
   DeletionReceipt,
   InboxOverview,
+  NoteRecord,
   NotificationSettings,
   OperatorConversation,
   ReviewLabels,
@@ -40,7 +42,11 @@ export function presentList(page: ListedConversation[], next: ListPosition | nul
 }
 
 /** The operator's view: the review and unread count, never the token hash or the fingerprint. */
-export function presentOperatorConversation(conversation: ConversationRow, messages: MessageRow[]): Static<typeof OperatorConversation> {
+export function presentNote(note: ConversationNotesTable): Static<typeof NoteRecord> {
+  return { id: note.id, body: note.body, created_at: isoTime(note.created_at) };
+}
+
+export function presentOperatorConversation(conversation: ConversationRow, messages: MessageRow[], notes: ConversationNotesTable[]): Static<typeof OperatorConversation> {
   return {
     conversation: {
       id: conversation.id,
@@ -56,7 +62,8 @@ export function presentOperatorConversation(conversation: ConversationRow, messa
       unread_count: conversation.unread_count,
       verified_origin: conversation.verified_origin,
     },
-    messages: messages.map(presentMessage),
+    messages: messages.map((message) => presentMessage(message, 'all')),
+    notes: notes.map(presentNote),
   };
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAdmin } from '../../http/auth.ts';
+import { savedReplyRoutes } from '../saved-replies/routes.ts';
+import { bulkRoutes } from './bulk.ts';
 import { conversationRoutes } from './conversations.ts';
 import { credentialRoutes } from './credentials.ts';
 import { notificationRoutes } from './notifications.ts';
@@ -10,7 +12,9 @@ export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   // Scoped to this plugin: auth runs before validation, so an unauthenticated caller learns nothing.
   app.addHook('preValidation', requireAdmin);
   await app.register(conversationRoutes);
+  await app.register(bulkRoutes);
   await app.register(overviewRoutes);
   await app.register(notificationRoutes);
   await app.register(credentialRoutes);
+  await app.register(savedReplyRoutes);
 };

@@ -50,6 +50,11 @@ export const ConversationList = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
 });
 
+export const NoteRecord = Type.Object(
+  { id: Uuid, body: Type.String(), created_at: Timestamp },
+  { title: 'Note', description: 'A private operator note in the timeline; never shown to the visitor.' },
+);
+
 export const OperatorConversation = Type.Object({
   conversation: Type.Object({
     id: Uuid,
@@ -68,8 +73,10 @@ export const OperatorConversation = Type.Object({
     }),
   }),
   messages: Type.Array(MessageRecord),
+  notes: Type.Array(NoteRecord, { description: 'The operator\'s private notes, oldest first.' }),
 });
 
+export const NoteBody = Type.Object({ note: multiLineText(2000, 1, 'The private note: 1 to 2000 characters; never tokens or secrets.') });
 export const DeletionReceipt = Type.Object({ ok: Type.Literal(true), deleted: Uuid });
 
 export const ConversationStatusChange = Type.Object({ status: ConversationStatusSchema });

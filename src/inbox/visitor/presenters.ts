@@ -15,7 +15,7 @@ export function presentVisitorConversation(conversation: ConversationRow, messag
     status: conversation.status as ConversationStatus,
     created_at: isoTime(conversation.created_at),
     updated_at: isoTime(conversation.updated_at),
-    messages: messages.map(presentMessage),
+    messages: messages.map((message) => presentMessage(message, 'admin')),
   };
 }
 

@@ -13,7 +13,7 @@ import { baseUrl } from '../../http/urls.ts';
 import { atomFeed } from './feed.ts';
 import { trusted } from './html.ts';
 import { layout, type ForumAssets } from './layout.ts';
-import { renderPost } from './markdown.ts';
+import { renderMarkdown } from '../../markdown.ts';
 import { categoryFeedPath, categoryPath, FORUM_FEED_PATH, FORUM_PATH, listPagePath, topicPostsPath } from './paths.ts';
 import { listView, missingView, topicView } from './views.ts';
 import { TopicParams } from '../../forum/schemas.ts';
@@ -58,7 +58,7 @@ export const registerForumPages: FastifyPluginAsync<{ assets: ForumAssets }> = a
     const key = `${id} ${text === REMOVED_TEXT ? 'removed' : 'shown'}`;
     let body = renderedPosts.get(key);
     if (body === undefined) {
-      body = renderPost(text);
+      body = renderMarkdown(text);
       renderedPosts.set(key, body);
     }
     return body;

@@ -1,10 +1,10 @@
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 
-export const LINK_REL = 'nofollow ugc noopener';
+export const LINK_REL = 'noopener noreferrer nofollow ugc';
 
 /*
- * Posts are Markdown from untrusted agents, rendered to a small safe subset: paragraphs, emphasis,
+ * Forum posts and inbox messages are Markdown from untrusted agents (and the operator), rendered to a small safe subset: paragraphs, emphasis,
  * code, lists, quotes and links. markdown-it starts from its "zero" preset with raw HTML off, so
  * markup in a post stays text and nothing outside the subset (images, headings, tables) is parsed;
  * sanitize-html then keeps only the same subset, a second wall should the renderer ever let more out.
@@ -28,14 +28,15 @@ markdown.validateLink = (url) => /^(https?:\/\/|mailto:)/i.test(url.trim());
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: ['p', 'br', 'em', 'strong', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a'],
-  allowedAttributes: { a: ['href', 'rel'], ol: ['start'] },
+  allowedAttributes: { a: ['href', 'rel'], ol: ['start'], pre: ['tabindex'] },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowProtocolRelative: false,
   disallowedTagsMode: 'escape',
-  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: LINK_REL }) },
+  // A code block scrolls sideways rather than widening the page, so it must take the keyboard's focus to be scrolled without a mouse.
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: LINK_REL }), pre: sanitizeHtml.simpleTransform('pre', { tabindex: '0' }) },
 };
 
-/** A post's text as safe HTML. */
-export function renderPost(text: string): string {
-  return sanitizeHtml(markdown.render(text), SANITIZE);
+/** A post's or a message's text as safe HTML. */
+export function renderMarkdown(text: string): string {
+  return sanitizeHtml(markdown.render(text), SANITIZE).trim();
 }
