@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
-import { createAlerts } from '../alerts/telegram.ts';
+import { createAlerts } from '../alerts/fan-out.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { Config } from '../../src/config.ts';
-import { createAlerts, TelegramAlerts, type AlertLogger } from '../../src/alerts/telegram.ts';
+import type { AlertLogger } from '../../src/alerts/budgeted-channel.ts';
+import { createAlerts, FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -26,7 +27,7 @@ export class CapturingLogger implements AlertLogger {
 
 /** A factory for startApp's `alerts` option that keeps hold of the channel it makes. */
 export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
-  const made: { alerts?: TelegramAlerts } = {};
+  const made: { alerts?: FanOutAlerts } = {};
   const factory = (deps: { config: Config; store: Store; clock: ManualClock }) => {
     const alerts = createAlerts({
       config: deps.config,
@@ -36,7 +37,7 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
       logger,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
-    if (!(alerts instanceof TelegramAlerts)) throw new Error('createAlerts did not make a Telegram channel');
+    if (!(alerts instanceof FanOutAlerts)) throw new Error('createAlerts did not make a Telegram channel');
     made.alerts = alerts;
     return made.alerts;
   };
@@ -47,7 +48,7 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
 export interface TelegramApp {
   t: TestApp;
   logger: CapturingLogger;
-  alerts: TelegramAlerts;
+  alerts: FanOutAlerts;
 }
 
 export async function startTelegramApp(telegram: FakeTelegram, env: Record<string, string> = {}, timeoutMs?: number): Promise<TelegramApp> {

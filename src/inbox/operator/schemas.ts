@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
+import { CHANNEL_NAMES } from '../../alerts/alerts.ts';
+import { NullableTimestamp, Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
 import { PREVIEW_LENGTH } from '../preview.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
 
@@ -97,15 +98,40 @@ export const InboxOverview = Type.Object({
   note: Type.String(),
 });
 
+export const ChannelNameSchema = Type.Union(
+  CHANNEL_NAMES.map((name) => Type.Literal(name)),
+  { description: 'An alert channel (docs/operator.md says how to set each up).' },
+);
+const AlertFailureReason = Type.Union([Type.Literal('not_configured'), Type.Literal('rate_limited'), Type.Literal('delivery_failed')]);
+
 export const NotificationSettings = Type.Object({
-  configured: Type.Boolean(),
+  configured: Type.Boolean({ description: 'At least one channel is configured.' }),
   provider: Type.Literal('telegram'),
+  channels: Type.Array(
+    Type.Object({
+      name: ChannelNameSchema,
+      configured: Type.Boolean(),
+      last_result: Type.Union([Type.Literal('sent'), Type.Literal('failed'), Type.Null()]),
+      last_detail: Type.Union([Type.String(), Type.Null()], { description: 'What the last delivery came to; never a secret or a URL.' }),
+      last_at: NullableTimestamp,
+    }),
+  ),
 });
 
-export const TestAlertSent = Type.Object({ sent: Type.Literal(true) });
+/** One channel's answer to the test alert. */
+const ChannelTestResult = Type.Object({
+  channel: ChannelNameSchema,
+  sent: Type.Boolean(),
+  reason: Type.Optional(AlertFailureReason),
+  detail: Type.Optional(Type.String()),
+});
+
+export const TestAlertSent = Type.Object({ sent: Type.Literal(true), channels: Type.Array(ChannelTestResult) });
 export const TestAlertFailure = Type.Object({
   sent: Type.Literal(false),
-  reason: Type.Union([Type.Literal('not_configured'), Type.Literal('rate_limited'), Type.Literal('delivery_failed')]),
+  reason: AlertFailureReason,
   error: Type.String(),
   code: Type.String(),
+  channels: Type.Optional(Type.Array(ChannelTestResult)),
 });
+export const TestAlertQuery = Type.Object({ channel: Type.Optional(ChannelNameSchema) });

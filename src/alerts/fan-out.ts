@@ -1,0 +1,128 @@
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import type { Store } from '../store/store.ts';
+import {
+  alertsOff,
+  CHANNEL_NAMES,
+  type AlertEvent,
+  type Alerts,
+  type ChannelName,
+  type ChannelOutcome,
+  type ChannelReport,
+  type DeliveryListener,
+} from './alerts.ts';
+import { BudgetedChannel, type AlertLogger } from './budgeted-channel.ts';
+import type { AlertChannel, AlertMessage } from './channel.ts';
+import { EmailChannel } from './email.ts';
+import { ChannelStatus } from './status.ts';
+import { TelegramChannel } from './telegram.ts';
+import { ALERT_TEXTS } from './texts.ts';
+import { chatWebhookChannels, NtfyChannel } from './webhook-channels.ts';
+
+/** How many characters of the visitor's message an alert carries with ALERT_INCLUDE_TEXT=true. */
+export const EXCERPT_LENGTH = 280;
+
+export interface AlertOptions {
+  config: Config;
+  store: Store;
+  limiter: Limiter;
+  clock: Clock;
+  logger: AlertLogger;
+  /** How long each channel's service gets to answer; tests shorten it. */
+  timeoutMs?: number;
+  /** The link that opens a conversation or bridge (signed one-tap links); none by default. */
+  linkFor?: (thread: string) => string | undefined;
+  /** Channels made elsewhere (Web Push, which needs the store's subscriptions). */
+  extraChannels?: AlertChannel[];
+}
+
+/** The channels the configuration asks for, each off until its variables are set. */
+function configuredChannels(options: AlertOptions, timeoutMs: number): AlertChannel[] {
+  const { telegram, alerts } = options.config;
+  const channels: AlertChannel[] = [];
+  if (telegram.botToken && telegram.chatId) {
+    channels.push(new TelegramChannel({ botToken: telegram.botToken, chatId: telegram.chatId, apiBase: telegram.apiBase, timeoutMs }));
+  }
+  if (alerts.email) channels.push(new EmailChannel(alerts.email, timeoutMs));
+  if (alerts.ntfy) channels.push(new NtfyChannel(alerts.ntfy, timeoutMs));
+  channels.push(...chatWebhookChannels(alerts, timeoutMs), ...(options.extraChannels ?? []));
+  return channels.sort((a, b) => CHANNEL_NAMES.indexOf(a.name) - CHANNEL_NAMES.indexOf(b.name));
+}
+
+/** Alerts to every configured channel, or alertsOff when none is. */
+export function createAlerts(options: AlertOptions): Alerts {
+  const channels = configuredChannels(options, options.timeoutMs ?? OUTBOUND_TIMEOUT_MS);
+  return channels.length === 0 ? alertsOff : new FanOutAlerts(options, channels);
+}
+
+/** Cuts at a character (never inside a surrogate pair). */
+function excerptOf(text: string): string {
+  const characters = [...text];
+  return characters.length <= EXCERPT_LENGTH ? text : `${characters.slice(0, EXCERPT_LENGTH).join('')}…`;
+}
+
+/**
+ * Each alert goes to every configured channel, each under budgets of its own: a channel that fails,
+ * is slow or is over its budget never holds back another.
+ */
+export class FanOutAlerts implements Alerts {
+  readonly configured = true;
+  readonly channels: readonly ChannelName[];
+  private readonly listeners = new Set<DeliveryListener>();
+  private readonly budgeted: BudgetedChannel[];
+  private readonly status: ChannelStatus;
+
+  constructor(
+    private readonly options: AlertOptions,
+    channels: AlertChannel[],
+  ) {
+    this.status = new ChannelStatus(options.store);
+    const delivered: DeliveryListener = (alert, result) => {
+      for (const listener of this.listeners) listener(alert, result);
+    };
+    this.budgeted = channels.map((channel) => new BudgetedChannel(channel, { ...options, status: this.status, delivered }));
+    this.channels = channels.map((channel) => channel.name);
+  }
+
+  notify(event: AlertEvent): void {
+    const message = this.messageFor(event.kind, ALERT_TEXTS[event.kind], event.thread, event.excerpt);
+    for (const channel of this.budgeted) channel.notify(event, message);
+  }
+
+  /** A message outside the budgets, to every channel (a reminder, claimed once in the store). */
+  deliver(kind: 'reminder', text: string, thread?: string): void {
+    const message = this.messageFor(kind, text, thread);
+    for (const channel of this.budgeted) channel.deliver(message);
+  }
+
+  onDelivery(listener: DeliveryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async sendTest(channel?: ChannelName): Promise<ChannelOutcome[]> {
+    const chosen = this.budgeted.filter((one) => channel === undefined || one.channel.name === channel);
+    const message: AlertMessage = { kind: 'test', text: ALERT_TEXTS.test };
+    return Promise.all(chosen.map(async (one) => ({ channel: one.channel.name, ...(await one.sendTest(message)) })));
+  }
+
+  report(): Promise<ChannelReport[]> {
+    return this.status.report(this.channels);
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all(this.budgeted.map((channel) => channel.idle()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.budgeted.map((channel) => channel.close()));
+  }
+
+  private messageFor(kind: AlertMessage['kind'], text: string, thread?: string, excerpt?: AlertEvent['excerpt']): AlertMessage {
+    const link = thread === undefined ? undefined : this.options.linkFor?.(thread);
+    const shown = this.options.config.alerts.includeText && excerpt ? { name: excerpt.name, text: excerptOf(excerpt.text) } : undefined;
+    return { kind, text, ...(thread && { thread }), ...(link && { link }), ...(shown && { excerpt: shown }) };
+  }
+}
