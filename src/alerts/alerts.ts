@@ -34,8 +34,8 @@ export interface AlertEvent {
 }
 
 export interface AlertExcerpt {
-  /** The visitor's name; empty when they gave none. */
-  name: string;
+  /** The visitor's name; looked up from the conversation when the write did not have it. */
+  name?: string;
   text: string;
 }
 

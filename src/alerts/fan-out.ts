@@ -5,6 +5,7 @@ import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/store.ts';
 import {
   alertsOff,
+  conversationThread,
   CHANNEL_NAMES,
   type AlertEvent,
   type Alerts,
@@ -20,6 +21,8 @@ import { ChannelStatus } from './status.ts';
 import { TelegramChannel } from './telegram.ts';
 import { ALERT_TEXTS } from './texts.ts';
 import { chatWebhookChannels, NtfyChannel } from './webhook-channels.ts';
+
+const CONVERSATION_PREFIX = conversationThread('');
 
 /** How many characters of the visitor's message an alert carries with ALERT_INCLUDE_TEXT=true. */
 export const EXCERPT_LENGTH = 280;
@@ -73,6 +76,7 @@ export class FanOutAlerts implements Alerts {
   private readonly listeners = new Set<DeliveryListener>();
   private readonly budgeted: BudgetedChannel[];
   private readonly status: ChannelStatus;
+  private readonly lookups = new Set<Promise<void>>();
 
   constructor(
     private readonly options: AlertOptions,
@@ -87,7 +91,28 @@ export class FanOutAlerts implements Alerts {
   }
 
   notify(event: AlertEvent): void {
-    const message = this.messageFor(event.kind, ALERT_TEXTS[event.kind], event.thread, event.excerpt);
+    const conversationId = event.thread.startsWith(CONVERSATION_PREFIX) ? event.thread.slice(CONVERSATION_PREFIX.length) : undefined;
+    const { excerpt } = event;
+    if (!this.options.config.alerts.includeText || !excerpt || excerpt.name !== undefined || conversationId === undefined) {
+      this.fanOut(event, excerpt);
+      return;
+    }
+    // A follow-up's write does not read the visitor's name: looked up here, after the response, and only when it is shown.
+    const lookup = this.options.store.db
+      .selectFrom('conversations')
+      .select('name')
+      .where('id', '=', conversationId)
+      .executeTakeFirst()
+      .then(
+        (row) => this.fanOut(event, { ...excerpt, name: row?.name ?? '' }),
+        () => this.fanOut(event, excerpt),
+      );
+    this.lookups.add(lookup);
+    void lookup.finally(() => this.lookups.delete(lookup));
+  }
+
+  private fanOut(event: AlertEvent, excerpt: AlertEvent['excerpt']): void {
+    const message = this.messageFor(event.kind, ALERT_TEXTS[event.kind], event.thread, excerpt);
     for (const channel of this.budgeted) channel.notify(event, message);
   }
 
@@ -113,6 +138,8 @@ export class FanOutAlerts implements Alerts {
   }
 
   async idle(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.allSettled([...this.lookups]);
     await Promise.all(this.budgeted.map((channel) => channel.idle()));
   }
 
@@ -122,7 +149,7 @@ export class FanOutAlerts implements Alerts {
 
   private messageFor(kind: AlertMessage['kind'], text: string, thread?: string, excerpt?: AlertEvent['excerpt']): AlertMessage {
     const link = thread === undefined ? undefined : this.options.linkFor?.(thread);
-    const shown = this.options.config.alerts.includeText && excerpt ? { name: excerpt.name, text: excerptOf(excerpt.text) } : undefined;
+    const shown = this.options.config.alerts.includeText && excerpt ? { name: excerpt.name ?? '', text: excerptOf(excerpt.text) } : undefined;
     return { kind, text, ...(thread && { thread }), ...(link && { link }), ...(shown && { excerpt: shown }) };
   }
 }

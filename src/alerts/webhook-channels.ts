@@ -59,7 +59,7 @@ function slackText(message: AlertMessage): string {
 }
 
 function discordContent(message: AlertMessage): string {
-  const parts = [discordEscape(message.text)];
+  const parts = [message.text];
   if (message.excerpt) parts.push(discordEscape(excerptLine(message.excerpt)));
   if (message.link) parts.push(`[Open in Parley](<${message.link}>)`);
   return parts.join('\n');
