@@ -19,9 +19,9 @@ function html(message: AlertMessage): string {
 /** What went wrong, from nodemailer's code and the SMTP reply code only: its message may quote addresses or the server's words. */
 function failure(error: unknown): AlertOutcome {
   const { code, responseCode } = error as { code?: unknown; responseCode?: unknown };
+  if (code === 'EAUTH') return deliveryFailure('The mail server refused the SMTP_URL credentials.');
   if (typeof responseCode === 'number') return deliveryFailure(`The mail server refused the alert (SMTP ${responseCode}).`);
   if (code === 'ETIMEDOUT') return deliveryFailure('The mail server did not answer in time.');
-  if (code === 'EAUTH') return deliveryFailure('The mail server refused the SMTP_URL credentials.');
   return deliveryFailure(`The mail server could not be reached (${typeof code === 'string' ? code : 'unknown'}).`);
 }
 
