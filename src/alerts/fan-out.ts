@@ -20,9 +20,13 @@ import { EmailChannel } from './email.ts';
 import { ChannelStatus } from './status.ts';
 import { TelegramChannel } from './telegram.ts';
 import { ALERT_TEXTS } from './texts.ts';
+import { WebPushChannel } from './web-push.ts';
 import { chatWebhookChannels, NtfyChannel } from './webhook-channels.ts';
 
 const CONVERSATION_PREFIX = conversationThread('');
+
+/** Push services want a contact for the sender; VAPID_SUBJECT names the operator's own. */
+const DEFAULT_VAPID_SUBJECT = 'mailto:parley-operator@localhost';
 
 /** How many characters of the visitor's message an alert carries with ALERT_INCLUDE_TEXT=true. */
 export const EXCERPT_LENGTH = 280;
@@ -37,8 +41,6 @@ export interface AlertOptions {
   timeoutMs?: number;
   /** The link that opens a conversation or bridge (signed one-tap links); none by default. */
   linkFor?: (thread: string) => string | undefined;
-  /** Channels made elsewhere (Web Push, which needs the store's subscriptions). */
-  extraChannels?: AlertChannel[];
 }
 
 /** The channels the configuration asks for, each off until its variables are set. */
@@ -50,7 +52,12 @@ function configuredChannels(options: AlertOptions, timeoutMs: number): AlertChan
   }
   if (alerts.email) channels.push(new EmailChannel(alerts.email, timeoutMs));
   if (alerts.ntfy) channels.push(new NtfyChannel(alerts.ntfy, timeoutMs));
-  channels.push(...chatWebhookChannels(alerts, timeoutMs), ...(options.extraChannels ?? []));
+  channels.push(...chatWebhookChannels(alerts, timeoutMs));
+  const { publicKey, privateKey, subject } = alerts.webPush;
+  if (publicKey && privateKey) {
+    const vapid = { publicKey, privateKey, subject: subject ?? DEFAULT_VAPID_SUBJECT };
+    channels.push(new WebPushChannel(options.store, vapid, timeoutMs));
+  }
   return channels.sort((a, b) => CHANNEL_NAMES.indexOf(a.name) - CHANNEL_NAMES.indexOf(b.name));
 }
 

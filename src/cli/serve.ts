@@ -8,7 +8,7 @@ import { RetentionJob } from '../inbox/operator/retention.ts';
 import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
-import { fillSecretsFromDataDir } from '../secrets-file.ts';
+import { fillSecretsFromDataDir, fillVapidKeys } from '../secrets-file.ts';
 import { flushSearchIndex } from '../inbox/search-index.ts';
 import { migrate } from '../store/migrate.ts';
 import { openStore } from '../store/open-store.ts';
@@ -39,7 +39,9 @@ function startingConfig(): Config {
       const message = filled.created ? 'generated the administrator token and rate salt into the secrets file (mode 0600)' : 'using the secrets file';
       logAtStart(filled.config.logLevel, { secretsFile: filled.secretsFile }, message);
     }
-    return filled.config;
+    const withVapid = fillVapidKeys(filled.config);
+    if (withVapid.created) logAtStart(filled.config.logLevel, {}, 'generated the Web Push (VAPID) keys into the secrets file');
+    return withVapid.config;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Parley cannot start: ${error.message}`);

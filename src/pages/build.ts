@@ -7,8 +7,8 @@ export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 /** Where the pages go when the service runs from its sources (development, tests). */
 export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 
-/** The page bundles: one script per page, the shared style sheet, the forum's (which bundles the shared one) and the console's. */
-const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'style.css', 'forum.css', 'console.css'];
+/** The page bundles: one script per page, the console's push worker, the shared style sheet, the forum's (which bundles the shared one) and the console's. */
+const ENTRIES = ['contact.ts', 'admin.ts', 'forum.ts', 'push-worker.ts', 'style.css', 'forum.css', 'console.css'];
 
 /** The sources and this file's list of entries: a build from an older list is stale too. */
 function newestSource(): number {

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pushSubscriptionRoutes } from '../../alerts/push-routes.ts';
 import { requireAdmin } from '../../http/auth.ts';
 import { conversationRoutes } from './conversations.ts';
 import { notificationRoutes } from './notifications.ts';
@@ -11,4 +12,5 @@ export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(conversationRoutes);
   await app.register(overviewRoutes);
   await app.register(notificationRoutes);
+  await app.register(pushSubscriptionRoutes);
 };
