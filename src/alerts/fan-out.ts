@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
+import { errorCode, OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/store.ts';
 import {
@@ -17,6 +17,7 @@ import {
 import { BudgetedChannel, type AlertLogger } from './budgeted-channel.ts';
 import type { AlertChannel, AlertMessage } from './channel.ts';
 import { EmailChannel } from './email.ts';
+import { Reminders } from './reminders.ts';
 import { ChannelStatus } from './status.ts';
 import { TelegramChannel } from './telegram.ts';
 import { ALERT_TEXTS } from './texts.ts';
@@ -27,6 +28,9 @@ const CONVERSATION_PREFIX = conversationThread('');
 
 /** Push services want a contact for the sender; VAPID_SUBJECT names the operator's own. */
 const DEFAULT_VAPID_SUBJECT = 'mailto:parley-operator@localhost';
+
+/** How often each instance looks for conversations that waited past REMIND_AFTER. */
+const REMINDER_ROUND_MS = 60_000;
 
 /** How many characters of the visitor's message an alert carries with ALERT_INCLUDE_TEXT=true. */
 export const EXCERPT_LENGTH = 280;
@@ -84,6 +88,9 @@ export class FanOutAlerts implements Alerts {
   private readonly budgeted: BudgetedChannel[];
   private readonly status: ChannelStatus;
   private readonly lookups = new Set<Promise<void>>();
+  private readonly reminders: Reminders | undefined;
+  private readonly reminderTimer: NodeJS.Timeout | undefined;
+  private reminding = false;
 
   constructor(
     private readonly options: AlertOptions,
@@ -95,6 +102,13 @@ export class FanOutAlerts implements Alerts {
     };
     this.budgeted = channels.map((channel) => new BudgetedChannel(channel, { ...options, status: this.status, delivered }));
     this.channels = channels.map((channel) => channel.name);
+    const { remindAfterSeconds } = options.config.alerts;
+    if (remindAfterSeconds !== undefined) {
+      this.reminders = new Reminders(options.store, options.clock, remindAfterSeconds);
+      this.reminderTimer = setInterval(() => {
+        this.checkReminders().catch((error: unknown) => options.logger.warn({ alert: 'reminder', error: errorCode(error) }, 'reminders not checked'));
+      }, REMINDER_ROUND_MS).unref();
+    }
   }
 
   notify(event: AlertEvent): void {
@@ -123,10 +137,21 @@ export class FanOutAlerts implements Alerts {
     for (const channel of this.budgeted) channel.notify(event, message);
   }
 
-  /** A message outside the budgets, to every channel (a reminder, claimed once in the store). */
-  deliver(kind: 'reminder', text: string, thread?: string): void {
-    const message = this.messageFor(kind, text, thread);
-    for (const channel of this.budgeted) channel.deliver(message);
+  /**
+   * One round of REMIND_AFTER reminders (the timer's, or a test's): each is claimed once in the
+   * store, then sent to every channel outside the budgets (a reminder is rare by construction).
+   */
+  async checkReminders(): Promise<void> {
+    if (!this.reminders || this.reminding) return;
+    this.reminding = true;
+    try {
+      for (const news of await this.reminders.due()) {
+        const message = this.messageFor('reminder', news.text, news.thread);
+        for (const channel of this.budgeted) channel.deliver(message);
+      }
+    } finally {
+      this.reminding = false;
+    }
   }
 
   onDelivery(listener: DeliveryListener): () => void {
@@ -151,6 +176,7 @@ export class FanOutAlerts implements Alerts {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.reminderTimer);
     await Promise.all(this.budgeted.map((channel) => channel.close()));
   }
 

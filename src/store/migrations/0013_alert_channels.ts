@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { uuidType } from '../dialect.ts';
 
 /**
  * Issue 30: each alert channel's last delivery (so every instance's console shows it), the browsers
@@ -23,7 +24,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema
     .createTable('alert_reminders')
-    .addColumn('conversation_id', 'text', (c) => c.primaryKey())
+    .addColumn('conversation_id', uuidType(db), (c) => c.primaryKey())
     .addColumn('waiting_since', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
