@@ -8,7 +8,7 @@ import { defineWrite } from '../writes/write.ts';
 
 /** Browser keys are base64url: p256dh is a 65-byte point (87 characters), auth 16 bytes (22). */
 const Base64Url = (maxLength: number) => Type.String({ pattern: '^[A-Za-z0-9_-]+={0,2}$', minLength: 16, maxLength });
-const Endpoint = Type.String({ minLength: 12, maxLength: 2048, description: 'The push service URL the browser gave (https).' });
+const Endpoint = Type.String({ minLength: 12, maxLength: 2048 });
 
 const SubscriptionBody = Type.Object({ endpoint: Endpoint, keys: Type.Object({ p256dh: Base64Url(120), auth: Base64Url(48) }) });
 const EndpointBody = Type.Object({ endpoint: Endpoint });
@@ -71,7 +71,7 @@ export const pushSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: {
         summary: 'The VAPID public key a browser subscribes with',
-        description: 'null while Web Push is off (on PostgreSQL: until VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set).',
+        description: 'null while Web Push is off.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         response: responses({ 200: Type.Object({ public_key: Type.Union([Type.String(), Type.Null()]) }) }, ADMIN_AUTH_ERRORS),
@@ -85,7 +85,7 @@ export const pushSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: {
         summary: 'Opt this browser in to Web Push alerts',
-        description: 'The body is the browser\'s PushSubscription.toJSON() (endpoint and keys); extra fields are ignored.',
+        description: 'The body is PushSubscription.toJSON().',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         body: SubscriptionBody,
@@ -109,7 +109,7 @@ export const pushSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         body: EndpointBody,
-        response: responses({ 200: Type.Object({ unsubscribed: Type.Boolean({ description: 'false: it was not subscribed.' }) }) }, [400, 401, 413, 415, 429]),
+        response: responses({ 200: Type.Object({ unsubscribed: Type.Boolean() }) }, [400, 401, 413, 415, 429]),
       },
     },
     async (request) => (await perform(app.services, unsubscribe, { endpoint: request.body.endpoint })).result,

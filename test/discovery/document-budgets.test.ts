@@ -16,7 +16,8 @@ import { startApp, type TestApp } from '../helpers.ts';
 
 /** Bytes, as served. */
 const BUDGETS: Record<string, number> = {
-  '/openapi.json': 181_000,
+  // +4,000 for issue 30's alert channels: the channel list, ?channel= and the three push-subscription routes (180,649 → 184,676).
+  '/openapi.json': 185_000,
   '/openapi.agent.json': 60_000,
   'tools/list': 20_000,
   '/llms.txt': 5_000,

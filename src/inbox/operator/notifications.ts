@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { NOT_CONFIGURED_DETAIL, type ChannelName, type ChannelOutcome } from '../../alerts/alerts.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, ErrorRef, responses } from '../../http/schemas.ts';
-import { presentChannelOutcomes, presentNotificationSettings, presentTestAlertSent } from './presenters.ts';
+import { presentNotificationSettings, presentTestAlertSent } from './presenters.ts';
 import { NotificationSettings, OPERATOR_TAGS, TestAlertFailure, TestAlertQuery, TestAlertSent } from './schemas.ts';
 
 /** What to set for each channel, for the answer to a test of one that is not configured. */
@@ -20,7 +20,7 @@ const CHANNEL_VARIABLES: Record<ChannelName, string> = {
 function failureOf(outcomes: ChannelOutcome[]): ApiError {
   const failures = outcomes.filter((outcome) => !outcome.sent);
   const first = failures.find((outcome) => outcome.reason === 'delivery_failed') ?? failures[0]!;
-  const extra = { sent: false, reason: first.reason, channels: presentChannelOutcomes(outcomes) };
+  const extra = { sent: false, reason: first.reason };
   switch (first.reason) {
     case 'not_configured':
       return new ApiError('not_configured', { message: first.detail, extra });
@@ -40,7 +40,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'The alert channels and their last delivery',
-        description: 'Never discloses a token, a chat id, an address or a webhook URL.',
+        description: 'Never a token, address or webhook URL.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         response: responses({ 200: NotificationSettings }, ADMIN_AUTH_ERRORS),
@@ -54,8 +54,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Send a test alert and wait for the channels\' answers',
-        description:
-          'No body needed; ?channel= tests one channel, otherwise every configured one. 200 when at least one delivered (each outcome in channels); otherwise 429 test alert limit (its own budget), 502 refused, redirected or no answer within 8 seconds, 503 not configured.',
+        description: '?channel= tests one channel, else all. 200 when one delivered; 429 test limit; 502 refused or no answer in 8 s; 503 not configured.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         querystring: TestAlertQuery,

@@ -115,7 +115,7 @@ export function presentNotificationSettings(reports: ChannelReport[]): Static<ty
   };
 }
 
-export function presentChannelOutcomes(outcomes: ChannelOutcome[]): Static<typeof TestAlertSent>['channels'] {
+function presentChannelOutcomes(outcomes: ChannelOutcome[]): Static<typeof TestAlertSent>['channels'] {
   return outcomes.map((outcome) =>
     outcome.sent ? { channel: outcome.channel, sent: true } : { channel: outcome.channel, sent: false, reason: outcome.reason, detail: outcome.detail },
   );

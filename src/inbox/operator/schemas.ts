@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CHANNEL_NAMES } from '../../alerts/alerts.ts';
+import { CHANNEL_NAMES, type AlertFailure, type ChannelName } from '../../alerts/alerts.ts';
 import { NullableTimestamp, Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
 import { PREVIEW_LENGTH } from '../preview.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
@@ -98,21 +98,19 @@ export const InboxOverview = Type.Object({
   note: Type.String(),
 });
 
-export const ChannelNameSchema = Type.Union(
-  CHANNEL_NAMES.map((name) => Type.Literal(name)),
-  { description: 'An alert channel (docs/operator.md says how to set each up).' },
-);
-const AlertFailureReason = Type.Union([Type.Literal('not_configured'), Type.Literal('rate_limited'), Type.Literal('delivery_failed')]);
+// One `enum` each: lean in the OpenAPI document, one enumerated type in generated clients.
+export const ChannelNameSchema = Type.Unsafe<ChannelName>({ type: 'string', enum: CHANNEL_NAMES });
+const AlertFailureReason = Type.Unsafe<AlertFailure>({ type: 'string', enum: ['not_configured', 'rate_limited', 'delivery_failed'] });
 
 export const NotificationSettings = Type.Object({
-  configured: Type.Boolean({ description: 'At least one channel is configured.' }),
+  configured: Type.Boolean(),
   provider: Type.Literal('telegram'),
   channels: Type.Array(
     Type.Object({
       name: ChannelNameSchema,
       configured: Type.Boolean(),
       last_result: Type.Union([Type.Literal('sent'), Type.Literal('failed'), Type.Null()]),
-      last_detail: Type.Union([Type.String(), Type.Null()], { description: 'What the last delivery came to; never a secret or a URL.' }),
+      last_detail: Type.Union([Type.String(), Type.Null()]),
       last_at: NullableTimestamp,
     }),
   ),
@@ -132,6 +130,5 @@ export const TestAlertFailure = Type.Object({
   reason: AlertFailureReason,
   error: Type.String(),
   code: Type.String(),
-  channels: Type.Optional(Type.Array(ChannelTestResult)),
 });
 export const TestAlertQuery = Type.Object({ channel: Type.Optional(ChannelNameSchema) });
