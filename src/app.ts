@@ -23,11 +23,13 @@ import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
 import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
+import { ActionLinks } from './links/action-links.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
 import { registerEventStream } from './live/routes.ts';
 import { registerMcp } from './mcp/routes.ts';
 import { registerA2a } from './a2a/routes.ts';
+import { registerTelegramWebhook } from './telegram/webhook.ts';
 import { agentCard } from './discovery/agent-card.ts';
 import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
@@ -43,6 +45,8 @@ export interface AppOptions {
   store: Store;
   clock?: Clock;
   alerts?: Alerts;
+  /** The same signer the alerts put links in with; unset, one is made from the configuration. */
+  actionLinks?: ActionLinks;
   logger?: FastifyServerOptions['logger'];
   /** The built pages (dist/web); unset, they are built from web/ when stale (running from source). */
   pagesDir?: string | undefined;
@@ -73,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     limiter: new Limiter(options.config.limits, clock),
     alerts: options.alerts ?? alertsOff,
+    actionLinks: options.actionLinks ?? new ActionLinks(options.config, clock),
     live,
     changes: changeSink(live, undefined),
     version: VERSION,
@@ -153,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerPeerThreads);
   await app.register(registerEventStream);
   await app.register(registerMcp);
+  await app.register(registerTelegramWebhook);
   await app.register(registerA2a, { card: (base) => agentCard(base, services.config, VERSION) });
   await app.register(registerPages, { pagesDir: options.pagesDir });
 

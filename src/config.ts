@@ -18,7 +18,11 @@ export interface Config {
   /** METRICS_TOKEN: opens GET /metrics (as the administrator token does) and nothing else, for a scraper. */
   metricsToken: string | undefined;
   rateSalt: string | undefined;
-  telegram: { botToken: string | undefined; chatId: string | undefined; apiBase: string };
+  telegram: TelegramConfig;
+  /** ACTION_KEY: the HMAC key of the signed action links in alerts; from the secrets file on SQLite. Unset: no links. */
+  actionKey: string | undefined;
+  /** ACTION_LINK_HOURS: how long an action link works after its alert. */
+  actionLinkHours: number;
   /** The other alert channels, ALERT_INCLUDE_TEXT and REMIND_AFTER. */
   alerts: AlertChannelsConfig;
   host: string;
@@ -70,6 +74,14 @@ export interface WebhookConfig {
   timeoutSeconds: number;
   /** WEBHOOK_OUTBOX_MAX: the most events kept for delivery; past it the oldest are given up. */
   outboxMax: number;
+}
+
+export interface TelegramConfig {
+  botToken: string | undefined;
+  chatId: string | undefined;
+  apiBase: string;
+  /** TELEGRAM_WEBHOOK_SECRET: set, Parley takes the operator's answers at POST /api/telegram/webhook. */
+  webhookSecret: string | undefined;
 }
 
 /** How much one client may make the HTTP server hold (src/http/server.ts applies it). */
@@ -152,12 +164,18 @@ function transport(env: Env): TransportConfig {
 }
 
 /** Alerts need both the bot token and the chat id: one without the other is a mistake, not a choice to go without alerts. */
-function telegram(env: Env): Config['telegram'] {
+function telegram(env: Env): TelegramConfig {
   const botToken = text(env, 'TELEGRAM_BOT_TOKEN');
   const chatId = text(env, 'TELEGRAM_CHAT_ID');
   if (botToken !== undefined && chatId === undefined) throw new ConfigError('TELEGRAM_CHAT_ID', 'must be set when TELEGRAM_BOT_TOKEN is (alerts need both)');
   if (chatId !== undefined && botToken === undefined) throw new ConfigError('TELEGRAM_BOT_TOKEN', 'must be set when TELEGRAM_CHAT_ID is (alerts need both)');
-  return { botToken, chatId, apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org' };
+  const webhookSecret = text(env, 'TELEGRAM_WEBHOOK_SECRET');
+  if (webhookSecret !== undefined) {
+    if (botToken === undefined) throw new ConfigError('TELEGRAM_WEBHOOK_SECRET', 'needs TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (the answers come from that bot\'s chat)');
+    // Telegram's own rule for secret_token; 32 characters at least, as every other secret here.
+    if (!/^[A-Za-z0-9_-]{32,256}$/.test(webhookSecret)) throw new ConfigError('TELEGRAM_WEBHOOK_SECRET', 'must be 32 to 256 characters of A-Z, a-z, 0-9, "_" and "-"');
+  }
+  return { botToken, chatId, apiBase: httpUrl(env, 'TELEGRAM_API_BASE') ?? 'https://api.telegram.org', webhookSecret };
 }
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
@@ -241,6 +259,8 @@ export function readConfig(env: Env): Config {
     rateSalt: secret(env, 'RATE_SALT'),
     telegram: telegram(env),
     alerts: alertChannels(env),
+    actionKey: secret(env, 'ACTION_KEY'),
+    actionLinkHours: integer(env, 'ACTION_LINK_HOURS', 72, 1, 8_760),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8787, 0, 65_535),
     publicUrl: httpUrl(env, 'PUBLIC_URL'),

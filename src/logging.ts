@@ -3,6 +3,9 @@ import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, t
 import type { LogLevel } from './config.ts';
 import { routePattern } from './http/routing.ts';
 
+/** Paths whose last segment is a capability (the signed action links): a line shows the prefix only. */
+const CAPABILITY_PATH = /(\/act\/)[^/]*/;
+
 /** Every line is pino's JSON: no credential or client address reaches one, and token-named fields anywhere are redacted. */
 function pinoOptions(level: string): LoggerOptions {
   return {
@@ -28,7 +31,7 @@ function pinoOptions(level: string): LoggerOptions {
     serializers: {
       req: (request: { method: string; url: string; id: string }) => ({
         method: request.method,
-        url: request.url.split('?')[0],
+        url: request.url.split('?')[0]?.replace(CAPABILITY_PATH, '$1[redacted]'),
         id: request.id,
       }),
       res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),

@@ -6,7 +6,10 @@ import { ConfigError, SECRET_MIN_LENGTH, type Config } from './config.ts';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
 
-type StoredSecrets = Partial<Record<'ADMIN_TOKEN' | 'RATE_SALT' | 'VAPID_PUBLIC_KEY' | 'VAPID_PRIVATE_KEY', string>> & Record<string, string>;
+/** What the secrets file holds; ACTION_KEY and the VAPID keys came later, so a file from an earlier version may lack them. */
+type StoredSecrets = Partial<Record<'ADMIN_TOKEN' | 'RATE_SALT' | 'ACTION_KEY' | 'VAPID_PUBLIC_KEY' | 'VAPID_PRIVATE_KEY', string>> & Record<string, string>;
+
+const SECRET_NAMES = ['ADMIN_TOKEN', 'RATE_SALT', 'ACTION_KEY'] as const;
 
 /** The generated secrets file; a damaged one stops the start with a message, never a stack trace. */
 function readSecretsFile(file: string): StoredSecrets {
@@ -17,21 +20,21 @@ function readSecretsFile(file: string): StoredSecrets {
     throw new ConfigError('DATA_DIR', `${file} is not readable JSON; fix it or move it away to generate new secrets`);
   }
   const valid = (value: unknown) => value === undefined || (typeof value === 'string' && value.length >= SECRET_MIN_LENGTH);
-  const entries = (stored ?? {}) as Record<string, unknown>;
-  const { ADMIN_TOKEN, RATE_SALT } = entries;
-  if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || !valid(ADMIN_TOKEN) || !valid(RATE_SALT)) {
-    throw new ConfigError('DATA_DIR', `${file} must hold ADMIN_TOKEN and RATE_SALT of ${SECRET_MIN_LENGTH}+ characters`);
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || !SECRET_NAMES.every((name) => valid((stored as Record<string, unknown>)[name]))) {
+    throw new ConfigError('DATA_DIR', `${file} must hold ADMIN_TOKEN, RATE_SALT and ACTION_KEY of ${SECRET_MIN_LENGTH}+ characters`);
   }
-  // Entries other helpers keep there (the VAPID keys) are carried along by every rewrite.
-  return Object.fromEntries(Object.entries(entries).filter(([, value]) => typeof value === 'string')) as StoredSecrets;
+  // Every string entry (the VAPID keys too) is carried along by every rewrite.
+  return Object.fromEntries(Object.entries(stored).filter(([, value]) => typeof value === 'string')) as StoredSecrets;
 }
+
+const newSecret = () => randomBytes(32).toString('hex');
 
 /**
  * Writes the secrets whole or not at all (a private temporary file, then a link or rename), so a
  * concurrent reader never sees half a file. Without `replace`, an existing file wins and this
  * returns false.
  */
-function writeSecretsFile(dataDir: string, file: string, secrets: Record<string, string>, replace: boolean): boolean {
+function writeSecretsFile(dataDir: string, file: string, secrets: StoredSecrets, replace: boolean): boolean {
   // The folder will hold private messages too: its owner's alone.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -50,8 +53,10 @@ function writeSecretsFile(dataDir: string, file: string, secrets: Record<string,
 }
 
 /**
- * On the embedded store, a first start without secrets generates them into a mode-0600 file in
- * DATA_DIR and reuses it on later starts. Returns the file's path when it was used.
+ * On the embedded store, a first start without secrets generates them (the administrator token, the
+ * rate salt and the action-link key) into a mode-0600 file in DATA_DIR and reuses it on later starts.
+ * Returns the file's path when it was used.
+ * With ADMIN_TOKEN and RATE_SALT in the environment no file is used: ACTION_KEY comes from there too.
  */
 export function fillSecretsFromDataDir(config: Config): { config: Config; secretsFile?: string; created: boolean } {
   if (config.databaseUrl !== undefined || (config.adminToken && config.rateSalt)) return { config, created: false };
@@ -59,11 +64,14 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
   let stored: StoredSecrets = {};
   let created = false;
   if (existsSync(file)) stored = readSecretsFile(file);
+  // A file that holds both secrets is left as it is (its owner may have written it, in a mode of their
+  // choosing): one from before action links gets its key from `parley token rotate --action-key`.
   if (!stored.ADMIN_TOKEN || !stored.RATE_SALT) {
     const generated = {
       ...stored,
-      ADMIN_TOKEN: stored.ADMIN_TOKEN ?? randomBytes(32).toString('hex'),
-      RATE_SALT: stored.RATE_SALT ?? randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: stored.ADMIN_TOKEN ?? newSecret(),
+      RATE_SALT: stored.RATE_SALT ?? newSecret(),
+      ACTION_KEY: stored.ACTION_KEY ?? newSecret(),
     };
     try {
       created = writeSecretsFile(config.dataDir, file, generated, existsSync(file));
@@ -75,10 +83,25 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
     stored = created ? generated : readSecretsFile(file);
   }
   return {
-    config: { ...config, adminToken: config.adminToken ?? stored.ADMIN_TOKEN, rateSalt: config.rateSalt ?? stored.RATE_SALT },
+    config: {
+      ...config,
+      adminToken: config.adminToken ?? stored.ADMIN_TOKEN,
+      rateSalt: config.rateSalt ?? stored.RATE_SALT,
+      actionKey: config.actionKey ?? stored.ACTION_KEY,
+    },
     secretsFile: file,
     created,
   };
+}
+
+/** Replaces one secret in DATA_DIR's secrets file with a new one, keeping the others; returns the new value. */
+function rotateSecret(dataDir: string, name: 'ADMIN_TOKEN' | 'ACTION_KEY'): { secret: string; secretsFile: string } {
+  const file = path.join(dataDir, SECRETS_FILE_NAME);
+  const stored = existsSync(file) ? readSecretsFile(file) : {};
+  const secret = newSecret();
+  const kept = { ADMIN_TOKEN: stored.ADMIN_TOKEN ?? newSecret(), RATE_SALT: stored.RATE_SALT ?? newSecret(), ACTION_KEY: stored.ACTION_KEY ?? newSecret() };
+  writeSecretsFile(dataDir, file, { ...stored, ...kept, [name]: secret }, true);
+  return { secret, secretsFile: file };
 }
 
 /**
@@ -87,11 +110,13 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
  * old token works until they restart.
  */
 export function rotateAdminToken(dataDir: string): { adminToken: string; secretsFile: string } {
-  const file = path.join(dataDir, SECRETS_FILE_NAME);
-  const stored = existsSync(file) ? readSecretsFile(file) : {};
-  const adminToken = randomBytes(32).toString('hex');
-  writeSecretsFile(dataDir, file, { ...stored, ADMIN_TOKEN: adminToken, RATE_SALT: stored.RATE_SALT ?? randomBytes(32).toString('hex') }, true);
-  return { adminToken, secretsFile: file };
+  const { secret, secretsFile } = rotateSecret(dataDir, 'ADMIN_TOKEN');
+  return { adminToken: secret, secretsFile };
+}
+
+/** A new action-link key: every link signed with the old one is refused once the servers restart. */
+export function rotateActionKey(dataDir: string): { secretsFile: string } {
+  return { secretsFile: rotateSecret(dataDir, 'ACTION_KEY').secretsFile };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Alerts } from './alerts/alerts.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { ActionLinks } from './links/action-links.ts';
 import type { Limiter } from './limits/limiter.ts';
 import type { ChangeHub } from './live/hub.ts';
 import type { Store } from './store/store.ts';
@@ -13,6 +14,8 @@ export interface Services {
   clock: Clock;
   limiter: Limiter;
   alerts: Alerts;
+  /** Signed one-tap links to a thread (issue 30): `actionLinks.urlFor(thread)` for an alert. */
+  actionLinks: ActionLinks;
   /** Changes published after their commit, for the reads held by ?wait=. */
   live: ChangeHub;
   /** Where the changes of every write go: recorded in its transaction, published after its commit. */

@@ -52,7 +52,8 @@ function configuredChannels(options: AlertOptions, timeoutMs: number): AlertChan
   const { telegram, alerts } = options.config;
   const channels: AlertChannel[] = [];
   if (telegram.botToken && telegram.chatId) {
-    channels.push(new TelegramChannel({ botToken: telegram.botToken, chatId: telegram.chatId, apiBase: telegram.apiBase, timeoutMs }));
+    const bot = { botToken: telegram.botToken, chatId: telegram.chatId, apiBase: telegram.apiBase, timeoutMs };
+    channels.push(new TelegramChannel(bot, telegram.webhookSecret !== undefined, options.store, options.clock));
   }
   if (alerts.email) channels.push(new EmailChannel(alerts.email, timeoutMs));
   if (alerts.ntfy) channels.push(new NtfyChannel(alerts.ntfy, timeoutMs));

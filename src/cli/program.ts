@@ -8,6 +8,7 @@ import { importReference } from './import-reference.ts';
 import { migrate } from './migrate.ts';
 import { restore } from './restore.ts';
 import { serve, type ServeOptions } from './serve.ts';
+import { setTelegramWebhook } from './telegram.ts';
 import { rotateToken } from './token.ts';
 
 /** Usage mistakes (an unknown command, a missing argument) exit 2, as shells and process managers expect. */
@@ -48,10 +49,20 @@ function program(options: ServeOptions): Command {
     .action((file: string, options: { dryRun?: boolean }) => importReference(file, options));
   parley
     .command('token')
-    .description('manage the administrator token')
+    .description('manage the administrator token and the action-link key')
     .command('rotate')
+    .option('--action-key', 'rotate the key of the signed action links instead: every link sent so far stops working')
     .description('write a new administrator token into DATA_DIR/secrets.json and print it once')
-    .action(() => rotateToken());
+    .action((options: { actionKey?: boolean }) => rotateToken(options));
+  parley
+    .command('telegram')
+    .description('set up Telegram answers')
+    .command('webhook')
+    .description('the Bot API webhook that brings the operator\'s answers (TELEGRAM_WEBHOOK_SECRET)')
+    .command('set')
+    .argument('<url>', 'the public https address of POST /api/telegram/webhook')
+    .description('register the webhook with Telegram (setWebhook with secret_token)')
+    .action((url: string) => setTelegramWebhook(url));
   // A subcommand's own exitOverride: commander does not pass the parent's down.
   for (const command of parley.commands) command.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT_CODE));
   return parley;

@@ -7,6 +7,7 @@ import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';
 import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
+import { ActionLinks } from '../links/action-links.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
 import { fillSecretsFromDataDir, fillVapidKeys } from '../secrets-file.ts';
 import { flushSearchIndex } from '../inbox/search-index.ts';
@@ -124,8 +125,9 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   const limiter = new Limiter(config.limits, systemClock);
   // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
   const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
-  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log });
-  const app = await buildApp({ config, store, alerts, logger: loggerOptions(config.logLevel), pagesDir: options.pagesDir });
+  const actionLinks = new ActionLinks(config, systemClock);
+  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log, linkFor: (thread) => actionLinks.urlFor(thread) });
+  const app = await buildApp({ config, store, alerts, actionLinks, logger: loggerOptions(config.logLevel), pagesDir: options.pagesDir });
   // Files made by an earlier version or by hand keep their mode: say so once, and serve anyway.
   const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, PRIVATE_FILE_NAMES);
   if (openToOthers.length > 0) app.log.warn({ paths: openToOthers }, 'other local users can open these private files: run parley migrate, which makes the directory 0700 and the files 0600');

@@ -24,6 +24,7 @@ export const LIMIT_NAMES = [
   'ALERT_CONVERSATION',
   'ALERT_SOURCE',
   'ALERT_TEST',
+  'ACTION_LINK',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
@@ -48,4 +49,6 @@ export const DEFAULT_LIMITS: Record<LimitName, string> = {
   ALERT_CONVERSATION: '1/10m',
   ALERT_SOURCE: '2/10m,10/1d',
   ALERT_TEST: '5/10m,30/1d',
+  // Replies and actions through one signed action link (issue 30): ample for a person, little for a leaked link.
+  ACTION_LINK: '20/10m,100/1d',
 };

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { readBuiltPages, type BuiltPages } from './files.ts';
 import { registerForumPages } from './forum/routes.ts';
+import { registerLinkPages } from '../links/page-routes.ts';
 import { llmsFullText, llmsText, ROBOTS_TXT } from '../discovery/documents.ts';
 
 export const CONTENT_SECURITY_POLICY =
@@ -108,6 +109,7 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
   });
   app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
   app.get('/forum', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/forum/', 301));
+  await app.register(registerLinkPages, { style: manifest['style.css'] ?? '' });
   await app.register(registerForumPages, { assets: { style: manifest['forum.css'] ?? '', script: manifest['forum.js'] ?? '' } });
 
   app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {

@@ -4,6 +4,7 @@ import type { AlertLogger } from '../../src/alerts/budgeted-channel.ts';
 import { createAlerts, FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
+import { ActionLinks } from '../../src/links/action-links.ts';
 import type { Store } from '../../src/store/store.ts';
 import { adminHeaders, bearer, startApp, type TestApp } from '../helpers.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
@@ -29,7 +30,9 @@ export class CapturingLogger implements AlertLogger {
 export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
   const made: { alerts?: FanOutAlerts } = {};
   const factory = (deps: { config: Config; store: Store; clock: ManualClock }) => {
+    const links = new ActionLinks(deps.config, deps.clock);
     const alerts = createAlerts({
+      linkFor: (thread) => links.urlFor(thread),
       config: deps.config,
       store: deps.store,
       limiter: new Limiter(deps.config.limits, deps.clock),

@@ -2,9 +2,11 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
-import { runCli, temporaryDirs } from './run-cli.ts';
+import { systemClock } from '../../src/clock.ts';
+import { ActionLinks } from '../../src/links/action-links.ts';
+import { createConversation, runCli, temporaryDirs } from './run-cli.ts';
 
-const secretsIn = (dataDir: string) => JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { ADMIN_TOKEN: string; RATE_SALT: string };
+const secretsIn = (dataDir: string) => JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { ADMIN_TOKEN: string; RATE_SALT: string; ACTION_KEY: string };
 
 describe('parley token rotate', () => {
   const dirs = temporaryDirs('parley-cli-token-');
@@ -42,6 +44,7 @@ describe('parley token rotate', () => {
     expect(after.ADMIN_TOKEN).not.toBe(before.ADMIN_TOKEN);
     // The rate salt stays: a new one would reset every limit's count.
     expect(after.RATE_SALT).toBe(before.RATE_SALT);
+    expect(after.ACTION_KEY).toBe(before.ACTION_KEY);
     expect(statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
     expect(run.stdout.split(after.ADMIN_TOKEN)).toHaveLength(2);
     expect(run.stdout).not.toContain(before.ADMIN_TOKEN);
@@ -52,6 +55,28 @@ describe('parley token rotate', () => {
     await start();
     expect(await adminStatus(after.ADMIN_TOKEN)).toBe(200);
     expect(await adminStatus(before.ADMIN_TOKEN)).toBe(401);
+  }, 60_000);
+
+  it('with --action-key, writes a new action-link key, prints none, and every earlier link is refused after a restart', async () => {
+    const before = secretsIn(dataDir);
+    expect(before.ACTION_KEY).toMatch(/^[0-9a-f]{64}$/);
+    const created = await createConversation(base, 'Open me from an alert');
+    const link = new ActionLinks({ actionKey: before.ACTION_KEY, actionLinkHours: 72, publicUrl: undefined }, systemClock).linkFor(`conversation:${created.conversation_id}`);
+    const pageStatus = async () => (await fetch(`${base}/act/${link}`, { signal: AbortSignal.timeout(10_000) })).status;
+    expect(await pageStatus()).toBe(200);
+
+    const run = await runCli(['token', 'rotate', '--action-key'], { DATA_DIR: dataDir });
+    expect(run.code, run.stderr).toBe(0);
+    const after = secretsIn(dataDir);
+    expect(after.ACTION_KEY).toMatch(/^[0-9a-f]{64}$/);
+    expect(after.ACTION_KEY).not.toBe(before.ACTION_KEY);
+    expect({ admin: after.ADMIN_TOKEN, salt: after.RATE_SALT }).toEqual({ admin: before.ADMIN_TOKEN, salt: before.RATE_SALT });
+    expect(`${run.stdout}${run.stderr}`).not.toContain(after.ACTION_KEY);
+    expect(run.stdout).toMatch(/every action link sent so far is refused/);
+
+    await server.stop();
+    await start();
+    expect(await pageStatus()).toBe(404);
   }, 60_000);
 
   it.each([

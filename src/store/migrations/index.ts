@@ -11,6 +11,7 @@ import * as leanWrites from './0009_lean_writes.ts';
 import * as a2aFirstMessages from './0010_a2a_first_messages.ts';
 import * as adminKnownSources from './0011_admin_known_sources.ts';
 import * as alertChannels from './0013_alert_channels.ts';
+import * as actionLinks from './0014_action_links.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_a2a_first_messages': a2aFirstMessages,
   '0011_admin_known_sources': adminKnownSources,
   '0013_alert_channels': alertChannels,
+  '0014_action_links': actionLinks,
 };

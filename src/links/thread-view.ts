@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import { findBridge, listBridgeMessages } from '../forum/bridges/queries.ts';
+import { findConversation, listMessages } from '../inbox/queries.ts';
+import type { Database } from '../store/schema.ts';
+import { conversationActions, type ShownMessage, type ThreadAction } from './page-view.ts';
+import type { Thread } from './threads.ts';
+
+type Db = Kysely<Database>;
+
+/** What the link page shows of a thread, read in two indexed queries; undefined when the thread is gone. */
+export interface ThreadView {
+  heading: string;
+  subheading: string;
+  messages: ShownMessage[];
+  canReply: boolean;
+  actions: ThreadAction[];
+}
+
+const counted = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
+
+const STATUS_WORDS: Record<string, string> = { open: 'Open', closed: 'Closed', spam: 'Marked as spam' };
+
+export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView | undefined> {
+  if (thread.kind === 'conversation') {
+    const conversation = await findConversation(db, thread.conversationId);
+    if (!conversation) return undefined;
+    const messages = await listMessages(db, conversation.id);
+    return {
+      heading: `Conversation with ${conversation.name}`,
+      subheading: `${STATUS_WORDS[conversation.status] ?? conversation.status} · ${counted(conversation.message_count)}`,
+      messages: messages.map((message) => ({
+        fromOperator: message.role === 'admin',
+        author: message.role === 'admin' ? 'You' : conversation.name,
+        body: message.body,
+        at: Number(message.created_at),
+      })),
+      canReply: conversation.status === 'open',
+      actions: conversationActions(conversation.status),
+    };
+  }
+  const key = { topicId: thread.topicId, agentId: thread.agentId };
+  if (!(await findBridge(db, key))) return undefined;
+  const names = await db
+    .selectFrom('forum_topics')
+    .innerJoin('peer_agents', (join) => join.on('peer_agents.id', '=', thread.agentId))
+    .select(['forum_topics.title', 'peer_agents.display_name'])
+    .where('forum_topics.id', '=', thread.topicId)
+    .executeTakeFirst();
+  const agent = names?.display_name ?? 'The participant';
+  const messages = await listBridgeMessages(db, key);
+  return {
+    heading: `Owner bridge with ${agent}`,
+    subheading: `In the topic “${names?.title ?? ''}” · ${counted(messages.length)}`,
+    messages: messages.map((message) => ({ fromOperator: message.role === 'operator', author: message.role === 'operator' ? 'You' : agent, body: message.body, at: Number(message.created_at) })),
+    canReply: true,
+    actions: [],
+  };
+}
