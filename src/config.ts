@@ -3,6 +3,10 @@ import path from 'node:path';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type LimitWindow } from './limits/names.ts';
 import { DEFAULT_WRITE_QUEUE_LIMIT } from './store/sqlite/group-commit.ts';
 import { readTrustConfig, type BotAuthConfig, type ChallengeConfig } from './trust-config.ts';
+import { alertChannels, type AlertChannelsConfig } from './config-alerts.ts';
+import { ConfigError, httpUrl, integer, oneOf, secret, text, UNIT_SECONDS, type Env } from './config-values.ts';
+
+export { ConfigError, SECRET_MIN_LENGTH } from './config-values.ts';
 
 export const REGISTRATION_POLICIES = ['open', 'invite', 'closed'] as const;
 export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
@@ -20,6 +24,8 @@ export interface Config {
   actionKey: string | undefined;
   /** ACTION_LINK_HOURS: how long an action link works after its alert. */
   actionLinkHours: number;
+  /** The other alert channels, ALERT_INCLUDE_TEXT and REMIND_AFTER. */
+  alerts: AlertChannelsConfig;
   host: string;
   port: number;
   publicUrl: string | undefined;
@@ -105,64 +111,6 @@ export function notConfiguredLine(config: Pick<Config, 'adminToken' | 'rateSalt'
     missing,
     msg: `not configured: ${missing.join(' and ')} unset (on PostgreSQL there is no secrets file: set both, 32 characters or more each, the same on every instance, and restart); until then every API route but /api/health and /api/agent-guide answers 503 not_configured`,
   };
-}
-
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-export const SECRET_MIN_LENGTH = 32;
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function secret(env: Env, name: string): string | undefined {
-  const value = text(env, name);
-  if (value !== undefined && value.length < SECRET_MIN_LENGTH) {
-    throw new ConfigError(name, `must be at least ${SECRET_MIN_LENGTH} characters`);
-  }
-  return value;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
-  return value;
-}
-
-function httpUrl(env: Env, name: string): string | undefined {
-  const raw = text(env, name);
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, 'must use http or https');
-  }
-  return raw.replace(/\/+$/, '');
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
 }
 
 /** Parses `4/1h,12/1d`: one or more `count/window` pairs, windows in s, m, h or d. */
@@ -313,6 +261,7 @@ export function readConfig(env: Env): Config {
     metricsToken: secret(env, 'METRICS_TOKEN'),
     rateSalt: secret(env, 'RATE_SALT'),
     telegram: telegram(env),
+    alerts: alertChannels(env),
     actionKey: secret(env, 'ACTION_KEY'),
     actionLinkHours: integer(env, 'ACTION_LINK_HOURS', 72, 1, 8_760),
     host: text(env, 'HOST') ?? '127.0.0.1',

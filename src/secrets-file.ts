@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import webPushLib from 'web-push';
 import { ConfigError, SECRET_MIN_LENGTH, type Config } from './config.ts';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
 
-/** What the secrets file holds; ACTION_KEY came later, so a file from an earlier version lacks it. */
-interface StoredSecrets {
-  ADMIN_TOKEN?: string;
-  RATE_SALT?: string;
-  ACTION_KEY?: string;
-}
+/** What the secrets file holds; ACTION_KEY and the VAPID keys came later, so a file from an earlier version may lack them. */
+type StoredSecrets = Partial<Record<'ADMIN_TOKEN' | 'RATE_SALT' | 'ACTION_KEY' | 'VAPID_PUBLIC_KEY' | 'VAPID_PRIVATE_KEY', string>> & Record<string, string>;
 
 const SECRET_NAMES = ['ADMIN_TOKEN', 'RATE_SALT', 'ACTION_KEY'] as const;
 
@@ -26,8 +23,8 @@ function readSecretsFile(file: string): StoredSecrets {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || !SECRET_NAMES.every((name) => valid((stored as Record<string, unknown>)[name]))) {
     throw new ConfigError('DATA_DIR', `${file} must hold ADMIN_TOKEN, RATE_SALT and ACTION_KEY of ${SECRET_MIN_LENGTH}+ characters`);
   }
-  const { ADMIN_TOKEN, RATE_SALT, ACTION_KEY } = stored as StoredSecrets;
-  return { ADMIN_TOKEN, RATE_SALT, ACTION_KEY };
+  // Every string entry (the VAPID keys too) is carried along by every rewrite.
+  return Object.fromEntries(Object.entries(stored).filter(([, value]) => typeof value === 'string')) as StoredSecrets;
 }
 
 const newSecret = () => randomBytes(32).toString('hex');
@@ -71,6 +68,7 @@ export function fillSecretsFromDataDir(config: Config): { config: Config; secret
   // choosing): one from before action links gets its key from `parley token rotate --action-key`.
   if (!stored.ADMIN_TOKEN || !stored.RATE_SALT) {
     const generated = {
+      ...stored,
       ADMIN_TOKEN: stored.ADMIN_TOKEN ?? newSecret(),
       RATE_SALT: stored.RATE_SALT ?? newSecret(),
       ACTION_KEY: stored.ACTION_KEY ?? newSecret(),
@@ -102,7 +100,7 @@ function rotateSecret(dataDir: string, name: 'ADMIN_TOKEN' | 'ACTION_KEY'): { se
   const stored = existsSync(file) ? readSecretsFile(file) : {};
   const secret = newSecret();
   const kept = { ADMIN_TOKEN: stored.ADMIN_TOKEN ?? newSecret(), RATE_SALT: stored.RATE_SALT ?? newSecret(), ACTION_KEY: stored.ACTION_KEY ?? newSecret() };
-  writeSecretsFile(dataDir, file, { ...kept, [name]: secret }, true);
+  writeSecretsFile(dataDir, file, { ...stored, ...kept, [name]: secret }, true);
   return { secret, secretsFile: file };
 }
 
@@ -119,4 +117,30 @@ export function rotateAdminToken(dataDir: string): { adminToken: string; secrets
 /** A new action-link key: every link signed with the old one is refused once the servers restart. */
 export function rotateActionKey(dataDir: string): { secretsFile: string } {
   return { secretsFile: rotateSecret(dataDir, 'ACTION_KEY').secretsFile };
+}
+
+/**
+ * The VAPID keys of Web Push alerts: from VAPID_PUBLIC_KEY/VAPID_PRIVATE_KEY, or on the embedded
+ * store generated once into the secrets file (a browser's subscription is bound to the public key,
+ * so it must outlive restarts). On PostgreSQL without them, Web Push stays off.
+ */
+export function fillVapidKeys(config: Config): { config: Config; created: boolean } {
+  const { webPush } = config.alerts;
+  if (config.databaseUrl !== undefined || (webPush.publicKey && webPush.privateKey)) return { config, created: false };
+  const file = path.join(config.dataDir, SECRETS_FILE_NAME);
+  let stored: StoredSecrets = existsSync(file) ? readSecretsFile(file) : {};
+  let created = false;
+  if (!stored.VAPID_PUBLIC_KEY || !stored.VAPID_PRIVATE_KEY) {
+    const keys = webPushLib.generateVAPIDKeys();
+    const generated = { ...stored, VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: keys.privateKey };
+    try {
+      created = writeSecretsFile(config.dataDir, file, generated, existsSync(file));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new ConfigError('DATA_DIR', `cannot write ${file} (${code}); make ${config.dataDir} a writable directory, or set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY`);
+    }
+    stored = created ? generated : readSecretsFile(file);
+  }
+  const alerts = { ...config.alerts, webPush: { ...webPush, publicKey: stored.VAPID_PUBLIC_KEY, privateKey: stored.VAPID_PRIVATE_KEY } };
+  return { config: { ...config, alerts }, created };
 }

@@ -170,12 +170,14 @@ export function recordingAlerts(): Alerts & { sent: AlertKind[] } {
   const idle = () => new Promise<void>((resolve) => setImmediate(resolve));
   return {
     configured: true,
+    channels: ['telegram'],
     sent,
     notify: (event) => void sent.push(event.kind),
     sendTest: async () => {
       sent.push('test');
-      return { sent: true };
+      return [{ channel: 'telegram', sent: true }];
     },
+    report: async () => [],
     idle,
     close: idle,
   };

@@ -3,7 +3,7 @@ import type { LimitName } from '../limits/names.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { Store } from '../store/store.ts';
-import type { ActivityKind, AlertEvent } from './alerts.ts';
+import type { ActivityKind, AlertEvent, ChannelName } from './alerts.ts';
 import type { DigestCounts } from './texts.ts';
 
 /** The budget that held an alert back, and when it has room again. */
@@ -19,14 +19,16 @@ const GLOBAL_KEY = 'global';
 const KIND_BUDGET: Record<ActivityKind, LimitName> = { new: 'ALERT_NEW', reply: 'ALERT_ACTIVITY', owner_bridge: 'ALERT_ACTIVITY' };
 
 /**
- * The alert budgets, counted in the store through the limiter so that they hold across instances.
- * Each alert is charged before it is sent, to all its budgets or to none (one transaction).
+ * One channel's alert budgets, counted in the store through the limiter so that they hold across
+ * instances; each channel counts under keys of its own, so one that fails or is busy never uses up
+ * another's. Each alert is charged before it is sent, to all its budgets or to none (one transaction).
  */
 export class AlertBudgets {
   constructor(
     private readonly store: Store,
     private readonly limiter: Limiter,
     private readonly clock: Clock,
+    private readonly channel: ChannelName,
   ) {}
 
   /** An alert for one conversation or bridge, from one source: the most specific budget is tried first. */
@@ -58,7 +60,7 @@ export class AlertBudgets {
       await this.store.write(async (trx) => {
         for (const [budget, key] of budgets) {
           tried = budget;
-          await this.limiter.consume(trx, budget, key);
+          await this.limiter.consume(trx, budget, `${this.channel}:${key}`);
         }
       }, undefined);
       return undefined;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
-import { createAlerts } from '../alerts/telegram.ts';
+import { createAlerts } from '../alerts/fan-out.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { RetentionJob } from '../inbox/operator/retention.ts';
@@ -10,7 +10,7 @@ import { referralRetention } from '../forum/referrals/counters.ts';
 import { Limiter } from '../limits/limiter.ts';
 import { ActionLinks } from '../links/action-links.ts';
 import { logAtStart, loggerOptions } from '../logging.ts';
-import { fillSecretsFromDataDir } from '../secrets-file.ts';
+import { fillSecretsFromDataDir, fillVapidKeys } from '../secrets-file.ts';
 import { flushSearchIndex } from '../inbox/search-index.ts';
 import { migrate } from '../store/migrate.ts';
 import { openStore } from '../store/open-store.ts';
@@ -41,7 +41,9 @@ function startingConfig(): Config {
       const message = filled.created ? 'generated the administrator token and rate salt into the secrets file (mode 0600)' : 'using the secrets file';
       logAtStart(filled.config.logLevel, { secretsFile: filled.secretsFile }, message);
     }
-    return filled.config;
+    const withVapid = fillVapidKeys(filled.config);
+    if (withVapid.created) logAtStart(filled.config.logLevel, {}, 'generated the Web Push (VAPID) keys into the secrets file');
+    return withVapid.config;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Parley cannot start: ${error.message}`);

@@ -9,13 +9,14 @@ export const SOURCE_PAGES_DIR = path.join(WEB_DIR, 'dist');
 
 /**
  * The page bundles by the name a page asks for: one script per page, the contact page's
- * proof-of-work worker, the shared style sheet, the forum's (which bundles the shared one) and the
- * console's.
+ * proof-of-work worker, the console's push worker, the shared style sheet, the forum's (which
+ * bundles the shared one) and the console's.
  */
 const ENTRIES: Record<string, string> = {
   'contact.js': 'contact.ts',
   'challenge-worker.js': 'challenge-worker.ts',
   'console.js': 'console/main.ts',
+  'push-worker.js': 'push-worker.ts',
   'forum.js': 'forum.ts',
   'style.css': 'style.css',
   'forum.css': 'forum.css',

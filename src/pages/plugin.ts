@@ -100,6 +100,13 @@ export const registerPages: FastifyPluginAsync<PagesOptions> = async (app, optio
       return reply.code(400).type('text/html; charset=utf-8').send(needsJavaScript.html);
     });
   });
+  // A service worker controls the pages under its own folder: served from /admin/, it may show the console's notifications.
+  const pushWorker = assets.get(manifest['push-worker.js'] ?? '');
+  app.get('/admin/push-worker.js', { schema: { hide: true } }, async (_request, reply) => {
+    if (!pushWorker) throw new ApiError('not_found');
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type(pushWorker.type).send(pushWorker.body);
+  });
   app.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
   app.get('/forum', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/forum/', 301));
   await app.register(registerLinkPages, { style: manifest['style.css'] ?? '' });

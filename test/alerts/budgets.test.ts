@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TelegramAlerts } from '../../src/alerts/telegram.ts';
+import type { FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS, digestText } from '../../src/alerts/texts.ts';
 import { bearer, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, join, register } from '../forum/support.ts';
@@ -13,7 +13,7 @@ describe('alert budgets through the inbox', () => {
   let telegram: FakeTelegram;
   let t: TestApp;
   let logger: CapturingLogger;
-  let alerts: TelegramAlerts;
+  let alerts: FanOutAlerts;
 
   async function start(env: Record<string, string> = {}) {
     const base = await telegram.start();
@@ -176,7 +176,7 @@ describe('alert budgets through the inbox', () => {
     await followUp(t, visitor, '203.0.113.3');
     await alerts.close();
     expect(telegram.texts().at(-1)).toBe(ALERT_TEXTS.reply);
-    expect(logger.lines.at(-1)).toMatch(/"level":"warn","digest":\{"new":0,"reply":1,"owner_bridge":0\}.*not sent/);
+    expect(logger.lines.at(-1)).toMatch(/"level":"warn","channel":"telegram","digest":\{"new":0,"reply":1,"owner_bridge":0\}.*not sent/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { Config } from '../../src/config.ts';
-import { createAlerts, TelegramAlerts, type AlertLogger } from '../../src/alerts/telegram.ts';
+import type { AlertLogger } from '../../src/alerts/budgeted-channel.ts';
+import { createAlerts, FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import { ActionLinks } from '../../src/links/action-links.ts';
@@ -27,7 +28,7 @@ export class CapturingLogger implements AlertLogger {
 
 /** A factory for startApp's `alerts` option that keeps hold of the channel it makes. */
 export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
-  const made: { alerts?: TelegramAlerts } = {};
+  const made: { alerts?: FanOutAlerts } = {};
   const factory = (deps: { config: Config; store: Store; clock: ManualClock }) => {
     const links = new ActionLinks(deps.config, deps.clock);
     const alerts = createAlerts({
@@ -39,7 +40,7 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
       logger,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
-    if (!(alerts instanceof TelegramAlerts)) throw new Error('createAlerts did not make a Telegram channel');
+    if (!(alerts instanceof FanOutAlerts)) throw new Error('createAlerts did not make a Telegram channel');
     made.alerts = alerts;
     return made.alerts;
   };
@@ -50,7 +51,7 @@ export function telegramFactory(logger: CapturingLogger, timeoutMs?: number) {
 export interface TelegramApp {
   t: TestApp;
   logger: CapturingLogger;
-  alerts: TelegramAlerts;
+  alerts: FanOutAlerts;
 }
 
 export async function startTelegramApp(telegram: FakeTelegram, env: Record<string, string> = {}, timeoutMs?: number): Promise<TelegramApp> {

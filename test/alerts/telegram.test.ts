@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertsOff } from '../../src/alerts/alerts.ts';
-import { createAlerts, DEFAULT_TIMEOUT_MS, TelegramAlerts } from '../../src/alerts/telegram.ts';
+import { createAlerts, FanOutAlerts } from '../../src/alerts/fan-out.ts';
+import { OUTBOUND_TIMEOUT_MS } from '../../src/http/post-json.ts';
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { readConfig } from '../../src/config.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
@@ -14,7 +15,7 @@ describe('alerts in the inbox flow', () => {
   let telegram: FakeTelegram;
   let t: TestApp;
   let logger: CapturingLogger;
-  let alerts: TelegramAlerts;
+  let alerts: FanOutAlerts;
 
   async function start(env: Record<string, string> = {}, timeoutMs?: number) {
     ({ t, logger, alerts } = await startTelegramApp(telegram, { ...ROOMY, ...env }, timeoutMs));
@@ -130,10 +131,10 @@ describe('alerts in the inbox flow', () => {
       clock: t.clock,
       logger: new CapturingLogger(),
     });
-    expect(await alerts.sendTest()).toEqual({ sent: true });
-    expect(await second.sendTest()).toEqual({ sent: true });
-    expect(await alerts.sendTest()).toMatchObject({ sent: false, reason: 'rate_limited' });
-    expect(await second.sendTest()).toMatchObject({ sent: false, reason: 'rate_limited' });
+    expect(await alerts.sendTest()).toEqual([{ channel: 'telegram', sent: true }]);
+    expect(await second.sendTest()).toEqual([{ channel: 'telegram', sent: true }]);
+    expect(await alerts.sendTest()).toMatchObject([{ channel: 'telegram', sent: false, reason: 'rate_limited' }]);
+    expect(await second.sendTest()).toMatchObject([{ channel: 'telegram', sent: false, reason: 'rate_limited' }]);
     expect(telegram.texts()).toEqual([ALERT_TEXTS.test, ALERT_TEXTS.test]);
   });
 
@@ -145,7 +146,7 @@ describe('alerts in the inbox flow', () => {
       limiter: new Limiter(t.config.limits, t.clock),
       clock: t.clock,
       logger,
-    }) as TelegramAlerts;
+    }) as FanOutAlerts;
     expect(() => orphan.notify({ kind: 'new', thread: 'conversation:gone', source: 'nowhere' })).not.toThrow();
     await orphan.idle();
     expect(logger.lines.at(-1)).toMatch(/"level":"warn".*alert not sent/);
@@ -166,7 +167,7 @@ describe('alert channel selection and texts', () => {
     expect(createAlerts(deps(BOT_TOKEN))).toBe(alertsOff);
     expect(createAlerts(deps(undefined, CHAT_ID))).toBe(alertsOff);
     expect(createAlerts(deps(BOT_TOKEN, CHAT_ID)).configured).toBe(true);
-    expect(DEFAULT_TIMEOUT_MS).toBe(8_000);
+    expect(OUTBOUND_TIMEOUT_MS).toBe(8_000);
   });
 
   it('uses one fixed generic sentence per kind, with no ids, numbers or addresses', () => {
@@ -180,6 +181,6 @@ describe('alert channel selection and texts', () => {
 
   it('off: notify does nothing and the test reports not_configured', async () => {
     expect(() => alertsOff.notify({ kind: 'new', thread: 'conversation:any', source: 'any' })).not.toThrow();
-    expect(await alertsOff.sendTest()).toMatchObject({ sent: false, reason: 'not_configured' });
+    expect(await alertsOff.sendTest()).toEqual([]);
   });
 });

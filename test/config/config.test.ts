@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseLimit, readConfig } from '../../src/config.ts';
 import { LIMIT_NAMES } from '../../src/limits/names.ts';
-import { fillSecretsFromDataDir } from '../../src/secrets-file.ts';
+import { fillSecretsFromDataDir, fillVapidKeys, rotateAdminToken } from '../../src/secrets-file.ts';
 
 const SECRET = 's'.repeat(32);
 
@@ -235,5 +235,31 @@ describe('fillSecretsFromDataDir', () => {
     expect(() => fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }))).toThrow(ConfigError);
     writeFileSync(path.join(dataDir, 'secrets.json'), '[]');
     expect(() => fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir }))).toThrow(ConfigError);
+  });
+
+  it('generates the VAPID keys beside the secrets once, keeps them through a token rotation, and leaves PostgreSQL alone', () => {
+    const dataDir = tempDir();
+    const filled = fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir })).config;
+    const first = fillVapidKeys(filled);
+    expect(first.created).toBe(true);
+    expect(first.config.alerts.webPush.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(first.config.adminToken).toBe(filled.adminToken);
+    rotateAdminToken(dataDir);
+    const again = fillVapidKeys(fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir })).config);
+    expect(again.created).toBe(false);
+    expect(again.config.alerts.webPush).toEqual(first.config.alerts.webPush);
+    expect(again.config.adminToken).not.toBe(filled.adminToken);
+    const postgres = readConfig({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://127.0.0.1/none', ADMIN_TOKEN: SECRET, RATE_SALT: SECRET });
+    expect(fillVapidKeys(postgres).config.alerts.webPush.publicKey).toBeUndefined();
+  });
+
+  it('reads the alert channel variables, refusing half a channel without repeating a URL', () => {
+    const alerts = readConfig({ REMIND_AFTER: '4h', ALERT_INCLUDE_TEXT: 'true', NTFY_URL: 'https://ntfy.example/topic' }).alerts;
+    expect(alerts).toMatchObject({ remindAfterSeconds: 14_400, includeText: true, ntfy: { url: 'https://ntfy.example/topic', token: undefined } });
+    expect(readConfig({}).alerts.remindAfterSeconds).toBeUndefined();
+    expect(() => readConfig({ REMIND_AFTER: '4 hours' })).toThrow(/^REMIND_AFTER/);
+    expect(() => readConfig({ SMTP_URL: 'smtp://u:p@mail.example' })).toThrow(/^ALERT_EMAIL_TO/);
+    expect(() => readConfig({ SLACK_WEBHOOK_URL: 'hooks.slack.example/secret-part' })).toThrow(/^SLACK_WEBHOOK_URL: must be an absolute http or https URL$/);
+    expect(() => readConfig({ VAPID_PUBLIC_KEY: 'x'.repeat(87) })).toThrow(/VAPID_PRIVATE_KEY/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TelegramAlerts } from '../../src/alerts/telegram.ts';
+import type { FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { CapturingLogger, contact, followUp, sendTestAlert, telegramEnv, telegramFactory } from '../alerts/support.ts';
@@ -12,7 +12,7 @@ import { startApp, type TestApp } from '../helpers.ts';
  */
 describe('alert budgets across two instances on one PostgreSQL database', () => {
   const telegram = new FakeTelegram();
-  let instances: { t: TestApp; alerts: TelegramAlerts; logger: CapturingLogger }[] = [];
+  let instances: { t: TestApp; alerts: FanOutAlerts; logger: CapturingLogger }[] = [];
 
   beforeEach(async () => {
     const env = { ...telegramEnv(await telegram.start()), LIMIT_ALERT_GLOBAL: '3/10m', LIMIT_ALERT_NEW: '100/10m', LIMIT_ALERT_TEST: '2/10m' };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TelegramAlerts } from '../../src/alerts/telegram.ts';
+import type { FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { CapturingLogger, telegramEnv, telegramFactory } from '../alerts/support.ts';
 import { adminHeaders, createConversation, json, startApp, type TestApp } from '../helpers.ts';
@@ -13,7 +13,7 @@ import { alertMessageId, buttonUpdate, postUpdate, replyUpdate, WEBHOOK_SECRET }
 describe('Telegram answers and action links across two instances', () => {
   const telegram = new FakeTelegram();
   const instances: TestApp[] = [];
-  let alerts: TelegramAlerts;
+  let alerts: FanOutAlerts;
 
   beforeAll(async () => {
     const env = { ...LINK_ENV, ...telegramEnv(await telegram.start()), TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET };

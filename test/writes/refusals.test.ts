@@ -58,7 +58,8 @@ function sourceFiles(directory: string): string[] {
 
 /**
  * Where a transaction may be opened without perform: the store itself, perform, the bookkeeping
- * below the features that makes no change and takes no retry key (a limit charge, an administrator's known address, an alert budget, which thread a Telegram alert is about,
+ * below the features that makes no change and takes no retry key (a limit charge, an administrator's known address, an alert budget,
+ * which thread a Telegram alert is about, an alert channel's last delivery, a reminder's claim, a push subscription its push service reports gone,
  * the webhook outbox's settlement and its bound), a read that wants one snapshot, and the offline importer, which
  * runs with every server stopped (nobody to wake, no retry key) and rolls a dry run back by throwing.
  */
@@ -67,6 +68,9 @@ const TRANSACTIONS_ALLOWED = new Set([
   'http/auth.ts',
   'http/admin-trust.ts',
   'alerts/budgets.ts',
+  'alerts/status.ts',
+  'alerts/reminders.ts',
+  'alerts/web-push.ts',
   'telegram/alert-messages.ts',
   'webhooks/delivery.ts',
   'webhooks/outbox-bound.ts',

@@ -178,7 +178,9 @@ export const followUp = defineWrite({
   refusals: noSlot('conversation_closed'),
   changes: messageChange,
   alert: (_written, message) =>
-    message.sender.role === 'visitor' ? { kind: 'reply', thread: conversationThread(message.conversationId), source: message.sender.sources.source } : undefined,
+    message.sender.role === 'visitor'
+      ? { kind: 'reply', thread: conversationThread(message.conversationId), source: message.sender.sources.source, excerpt: { text: message.body } }
+      : undefined,
 });
 
 /** The operator's reply (CONTRACT §4.1): a closed conversation must be reopened first. */

@@ -120,5 +120,10 @@ export const createConversation = defineWrite({
   refusals: { blocked: 'blocked', ...PROOF_REFUSALS },
   changes: (conversation) => [{ type: 'conversation.created', conversation_id: conversation.id }],
   // Only a new conversation is news: the earlier one a retry finds carries no alert.
-  alert: (conversation, input) => ({ kind: 'new', thread: conversationThread(conversation.id), source: input.source }),
+  alert: (conversation, input) => ({
+    kind: 'new',
+    thread: conversationThread(conversation.id),
+    source: input.source,
+    excerpt: { name: input.name, text: input.message },
+  }),
 });

@@ -1,11 +1,37 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { NOT_CONFIGURED_DETAIL, type ChannelName, type ChannelOutcome } from '../../alerts/alerts.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, ErrorRef, responses } from '../../http/schemas.ts';
 import { presentNotificationSettings, presentTestAlertSent } from './presenters.ts';
-import { NotificationSettings, OPERATOR_TAGS, TestAlertFailure, TestAlertSent } from './schemas.ts';
+import { NotificationSettings, OPERATOR_TAGS, TestAlertFailure, TestAlertQuery, TestAlertSent } from './schemas.ts';
 
-/** The operator's Telegram alerts: whether they are on, and a test alert. */
+/** What to set for each channel, for the answer to a test of one that is not configured. */
+const CHANNEL_VARIABLES: Record<ChannelName, string> = {
+  telegram: 'TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID',
+  email: 'SMTP_URL, ALERT_EMAIL_TO and ALERT_EMAIL_FROM',
+  ntfy: 'NTFY_URL',
+  slack: 'SLACK_WEBHOOK_URL',
+  discord: 'DISCORD_WEBHOOK_URL',
+  web_push: 'nothing: opt in from the console in a browser',
+};
+
+/** No channel delivered: the first failure decides the status, and every channel's outcome is listed. */
+function failureOf(outcomes: ChannelOutcome[]): ApiError {
+  const failures = outcomes.filter((outcome) => !outcome.sent);
+  const first = failures.find((outcome) => outcome.reason === 'delivery_failed') ?? failures[0]!;
+  const extra = { sent: false, reason: first.reason };
+  switch (first.reason) {
+    case 'not_configured':
+      return new ApiError('not_configured', { message: first.detail, extra });
+    case 'rate_limited':
+      return new ApiError('rate_limited', { message: first.detail, extra, retryAfterSeconds: first.retryAfterSeconds ?? 60 });
+    case 'delivery_failed':
+      return new ApiError('delivery_failed', { message: first.detail, extra });
+  }
+}
+
+/** The operator's alert channels: which are on with their last delivery, and a test alert. */
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { alerts } = app.services;
 
@@ -13,25 +39,25 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/notifications',
     {
       schema: {
-        summary: 'Whether Telegram alerts are configured',
-        description: 'Never discloses the bot token or the chat id.',
+        summary: 'The alert channels and their last delivery',
+        description: 'Never a token, address or webhook URL.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         response: responses({ 200: NotificationSettings }, ADMIN_AUTH_ERRORS),
       },
     },
-    async () => presentNotificationSettings(alerts.configured),
+    async () => presentNotificationSettings(await alerts.report()),
   );
 
   app.post(
     '/api/admin/notifications/test',
     {
       schema: {
-        summary: 'Send a test alert and wait for Telegram\'s answer',
-        description:
-          'No body needed. 200 sent; 429 test alert limit (its own budget: visitor alerts never use it up); 502 Telegram refused, redirected or did not answer within 8 seconds; 503 not configured.',
+        summary: 'Send a test alert and wait for the channels\' answers',
+        description: '?channel= tests one channel, else all. 200 when one delivered; 429 test limit; 502 refused or no answer in 8 s; 503 not configured.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
+        querystring: TestAlertQuery,
         response: responses(
           {
             200: TestAlertSent,
@@ -39,22 +65,20 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
             502: TestAlertFailure,
             503: TestAlertFailure,
           },
-          [401, 413, 415],
+          [400, 401, 413, 415],
         ),
       },
     },
-    async () => {
-      const outcome = await alerts.sendTest();
-      if (outcome.sent) return presentTestAlertSent();
-      const extra = { sent: false, reason: outcome.reason };
-      switch (outcome.reason) {
-        case 'not_configured':
-          throw new ApiError('not_configured', { message: outcome.detail, extra });
-        case 'rate_limited':
-          throw new ApiError('rate_limited', { message: outcome.detail, extra, retryAfterSeconds: outcome.retryAfterSeconds ?? 60 });
-        case 'delivery_failed':
-          throw new ApiError('delivery_failed', { message: outcome.detail, extra });
+    async (request) => {
+      const { channel } = request.query;
+      if (channel !== undefined && !alerts.channels.includes(channel)) {
+        const message = `The ${channel} channel is not configured: set ${CHANNEL_VARIABLES[channel]}.`;
+        throw new ApiError('not_configured', { message, extra: { sent: false, reason: 'not_configured' } });
       }
+      const outcomes = await alerts.sendTest(channel);
+      if (outcomes.length === 0) throw new ApiError('not_configured', { message: NOT_CONFIGURED_DETAIL, extra: { sent: false, reason: 'not_configured' } });
+      if (outcomes.some((outcome) => outcome.sent)) return presentTestAlertSent(outcomes);
+      throw failureOf(outcomes);
     },
   );
 };

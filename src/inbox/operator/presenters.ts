@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { CHANNEL_NAMES, type ChannelOutcome, type ChannelReport } from '../../alerts/alerts.ts';
 import { isoTime } from '../../clock.ts';
 import { encodeCursor, type ListPosition } from '../../http/cursor.ts';
 import { presentMessage } from '../presenters.ts';
@@ -105,10 +106,30 @@ export function presentReviewLabels(): Static<typeof ReviewLabels> {
 }
 
 /** Whether alerts are on, never the bot token or the chat id. */
-export function presentNotificationSettings(configured: boolean): Static<typeof NotificationSettings> {
-  return { configured, provider: 'telegram' };
+/** Every channel, configured or not, with the last delivery of those that are. */
+export function presentNotificationSettings(reports: ChannelReport[]): Static<typeof NotificationSettings> {
+  return {
+    configured: reports.length > 0,
+    provider: 'telegram',
+    channels: CHANNEL_NAMES.map((name) => {
+      const report = reports.find((one) => one.channel === name);
+      return {
+        name,
+        configured: report !== undefined,
+        last_result: report?.lastResult ?? null,
+        last_detail: report?.lastDetail ?? null,
+        last_at: report?.lastAt === undefined ? null : isoTime(report.lastAt),
+      };
+    }),
+  };
 }
 
-export function presentTestAlertSent(): Static<typeof TestAlertSent> {
-  return { sent: true };
+function presentChannelOutcomes(outcomes: ChannelOutcome[]): Static<typeof TestAlertSent>['channels'] {
+  return outcomes.map((outcome) =>
+    outcome.sent ? { channel: outcome.channel, sent: true } : { channel: outcome.channel, sent: false, reason: outcome.reason, detail: outcome.detail },
+  );
+}
+
+export function presentTestAlertSent(outcomes: ChannelOutcome[]): Static<typeof TestAlertSent> {
+  return { sent: true, channels: presentChannelOutcomes(outcomes) };
 }

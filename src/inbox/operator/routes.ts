@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pushSubscriptionRoutes } from '../../alerts/push-routes.ts';
 import { requireAdmin } from '../../http/auth.ts';
 import { savedReplyRoutes } from '../saved-replies/routes.ts';
 import { bulkRoutes } from './bulk.ts';
@@ -17,4 +18,5 @@ export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(notificationRoutes);
   await app.register(credentialRoutes);
   await app.register(savedReplyRoutes);
+  await app.register(pushSubscriptionRoutes);
 };

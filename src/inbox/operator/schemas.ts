@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
+import { CHANNEL_NAMES, type AlertFailure, type ChannelName } from '../../alerts/alerts.ts';
+import { NullableTimestamp, Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
 import { PREVIEW_LENGTH } from '../preview.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
 
@@ -108,15 +109,37 @@ export const InboxOverview = Type.Object({
   note: Type.String(),
 });
 
+// One `enum` each: lean in the OpenAPI document, one enumerated type in generated clients.
+export const ChannelNameSchema = Type.Unsafe<ChannelName>({ type: 'string', enum: CHANNEL_NAMES });
+const AlertFailureReason = Type.Unsafe<AlertFailure>({ type: 'string', enum: ['not_configured', 'rate_limited', 'delivery_failed'] });
+
 export const NotificationSettings = Type.Object({
   configured: Type.Boolean(),
   provider: Type.Literal('telegram'),
+  channels: Type.Array(
+    Type.Object({
+      name: ChannelNameSchema,
+      configured: Type.Boolean(),
+      last_result: Type.Union([Type.Literal('sent'), Type.Literal('failed'), Type.Null()]),
+      last_detail: Type.Union([Type.String(), Type.Null()]),
+      last_at: NullableTimestamp,
+    }),
+  ),
 });
 
-export const TestAlertSent = Type.Object({ sent: Type.Literal(true) });
+/** One channel's answer to the test alert. */
+const ChannelTestResult = Type.Object({
+  channel: ChannelNameSchema,
+  sent: Type.Boolean(),
+  reason: Type.Optional(AlertFailureReason),
+  detail: Type.Optional(Type.String()),
+});
+
+export const TestAlertSent = Type.Object({ sent: Type.Literal(true), channels: Type.Array(ChannelTestResult) });
 export const TestAlertFailure = Type.Object({
   sent: Type.Literal(false),
-  reason: Type.Union([Type.Literal('not_configured'), Type.Literal('rate_limited'), Type.Literal('delivery_failed')]),
+  reason: AlertFailureReason,
   error: Type.String(),
   code: Type.String(),
 });
+export const TestAlertQuery = Type.Object({ channel: Type.Optional(ChannelNameSchema) });

@@ -11,6 +11,7 @@ import * as leanWrites from './0009_lean_writes.ts';
 import * as a2aFirstMessages from './0010_a2a_first_messages.ts';
 import * as adminKnownSources from './0011_admin_known_sources.ts';
 import * as console from './0012_console.ts';
+import * as alertChannels from './0013_alert_channels.ts';
 import * as actionLinks from './0014_action_links.ts';
 import * as blocksAndRotation from './0015_blocks_and_rotation.ts';
 import * as challengesAndVerifiedAgents from './0016_challenges_and_verified_agents.ts';
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0010_a2a_first_messages': a2aFirstMessages,
   '0011_admin_known_sources': adminKnownSources,
   '0012_console': console,
+  '0013_alert_channels': alertChannels,
   '0014_action_links': actionLinks,
   '0015_blocks_and_rotation': blocksAndRotation,
   '0016_challenges_and_verified_agents': challengesAndVerifiedAgents,

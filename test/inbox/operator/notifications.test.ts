@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TelegramAlerts } from '../../../src/alerts/telegram.ts';
+import type { FanOutAlerts } from '../../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS } from '../../../src/alerts/texts.ts';
 import { adminHeaders, json, startApp, type TestApp } from '../../helpers.ts';
 import { FakeTelegram } from '../../alerts/fake-telegram.ts';
@@ -18,10 +18,22 @@ describe('notifications when alerts are not configured', () => {
   it('reports configured false and answers the test with 503 not_configured', async () => {
     const settings = await admin(t, 'GET', '/api/admin/notifications');
     expect(settings.statusCode).toBe(200);
-    expect(json(settings)).toEqual({ configured: false, provider: 'telegram' });
+    expect(json(settings)).toMatchObject({ configured: false, provider: 'telegram' });
+    expect(json<{ channels: { name: string; configured: boolean }[] }>(settings).channels.map(({ name, configured }) => [name, configured])).toEqual([
+      ['telegram', false],
+      ['email', false],
+      ['ntfy', false],
+      ['slack', false],
+      ['discord', false],
+      ['web_push', false],
+    ]);
     const test = await sendTest(t);
     expect(test.statusCode).toBe(503);
     expect(json(test)).toEqual({ sent: false, reason: 'not_configured', error: expect.stringMatching(/TELEGRAM_BOT_TOKEN/), code: 'not_configured' });
+    const one = await admin(t, 'POST', '/api/admin/notifications/test?channel=email');
+    expect(one.statusCode).toBe(503);
+    expect(json(one)).toMatchObject({ reason: 'not_configured', error: expect.stringMatching(/SMTP_URL/) });
+    expect((await admin(t, 'POST', '/api/admin/notifications/test?channel=pigeon')).statusCode).toBe(400);
   });
 });
 
@@ -29,7 +41,7 @@ describe('notifications with a Telegram bot', () => {
   let telegram: FakeTelegram;
   let t: TestApp;
   let logger: CapturingLogger;
-  let alerts: TelegramAlerts;
+  let alerts: FanOutAlerts;
 
   async function start(env: Record<string, string> = {}, timeoutMs?: number) {
     ({ t, logger, alerts } = await startTelegramApp(telegram, env, timeoutMs));
@@ -43,7 +55,23 @@ describe('notifications with a Telegram bot', () => {
   it('reports configured true without disclosing the token or the chat id', async () => {
     await start();
     const settings = await admin(t, 'GET', '/api/admin/notifications');
-    expect(json(settings)).toEqual({ configured: true, provider: 'telegram' });
+    expect(json(settings)).toMatchObject({ configured: true, provider: 'telegram' });
+    const telegramOf = (body: unknown) => (body as { channels: { name: string }[] }).channels.find(({ name }) => name === 'telegram');
+    expect(telegramOf(json(settings))).toEqual({ name: 'telegram', configured: true, last_result: null, last_detail: null, last_at: null });
+    await sendTest(t);
+    t.clock.advance(1_000);
+    telegram.mode = 'refuse';
+    await sendTest(t);
+    const after = await admin(t, 'GET', '/api/admin/notifications');
+    expect(telegramOf(json(after))).toEqual({
+      name: 'telegram',
+      configured: true,
+      last_result: 'failed',
+      last_detail: 'Telegram refused the alert (HTTP 400).',
+      last_at: new Date(t.clock.now()).toISOString(),
+    });
+    expect(after.body).not.toContain(CHAT_ID);
+    expect(after.body).not.toContain(BOT_TOKEN.split(':')[1]);
     expect(settings.body).not.toContain(CHAT_ID);
   });
 
@@ -51,7 +79,7 @@ describe('notifications with a Telegram bot', () => {
     await start();
     const response = await sendTest(t);
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ sent: true });
+    expect(json(response)).toEqual({ sent: true, channels: [{ channel: 'telegram', sent: true }] });
     expect(telegram.received).toHaveLength(1);
     const [request] = telegram.received;
     expect(request!.method).toBe('POST');
@@ -72,7 +100,7 @@ describe('notifications with a Telegram bot', () => {
     telegram.mode = 'refuse';
     const response = await sendTest(t);
     expect(response.statusCode).toBe(502);
-    expect(json(response)).toEqual({ sent: false, reason: 'delivery_failed', error: expect.stringMatching(/HTTP 400/), code: 'delivery_failed' });
+    expect(json(response)).toMatchObject({ sent: false, reason: 'delivery_failed', error: expect.stringMatching(/HTTP 400/), code: 'delivery_failed' });
     expect(response.body).not.toContain(BOT_TOKEN);
     expect(response.body).not.toContain('chat not found');
   });
@@ -113,7 +141,7 @@ describe('notifications with a Telegram bot', () => {
     expect((await sendTest(t)).statusCode).toBe(200);
     const limited = await sendTest(t);
     expect(limited.statusCode).toBe(429);
-    expect(json(limited)).toEqual({ sent: false, reason: 'rate_limited', error: expect.any(String), code: 'rate_limited' });
+    expect(json(limited)).toMatchObject({ sent: false, reason: 'rate_limited', error: expect.any(String), code: 'rate_limited' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(600);
     expect(telegram.received).toHaveLength(2);

@@ -52,6 +52,6 @@ export const appendBridgeMessage = defineWrite({
 
   refusals: {},
   changes: ({ messageId }, { key }) => [{ type: 'bridge.message', topic_id: key.topicId, agent_id: key.agentId, message_id: messageId }],
-  alert: (_written, { key, author }) =>
-    author.role === 'agent' ? { kind: 'owner_bridge', thread: bridgeThread(key.topicId, key.agentId), source: author.source } : undefined,
+  alert: (_written, { key, author, body }) =>
+    author.role === 'agent' ? { kind: 'owner_bridge', thread: bridgeThread(key.topicId, key.agentId), source: author.source, excerpt: { text: body } } : undefined,
 });

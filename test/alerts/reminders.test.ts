@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAlerts, type FanOutAlerts } from '../../src/alerts/fan-out.ts';
+import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
+import { Limiter } from '../../src/limits/limiter.ts';
+import { adminHeaders, createConversation, type TestApp } from '../helpers.ts';
+import { FakeTelegram } from './fake-telegram.ts';
+import { CapturingLogger, closeTelegramApp, startTelegramApp } from './support.ts';
+
+const HOUR = 3_600_000;
+const REMINDER = 'Parley: a conversation has waited more than 4 hours for your answer.';
+
+/**
+ * REMIND_AFTER: one reminder per channel for a conversation whose newest visitor message waited
+ * longer, then one digest a day while it waits. Two alert instances share the store (on the
+ * PostgreSQL project, one database): their rounds run at once and send each reminder once.
+ */
+describe('reminders', () => {
+  let telegram: FakeTelegram;
+  let t: TestApp;
+  let logger: CapturingLogger;
+  let alerts: FanOutAlerts;
+  let other: FanOutAlerts;
+
+  beforeEach(async () => {
+    telegram = new FakeTelegram();
+    ({ t, logger, alerts } = await startTelegramApp(telegram, { REMIND_AFTER: '4h', LIMIT_CONVERSATION_SOURCE: '100/1h' }));
+    other = createAlerts({ config: t.config, store: t.store, limiter: new Limiter(t.config.limits, t.clock), clock: t.clock, logger: new CapturingLogger() }) as FanOutAlerts;
+  });
+  afterEach(async () => {
+    await other.close();
+    await closeTelegramApp({ t, logger, alerts }, telegram);
+  });
+
+  async function round(): Promise<string[]> {
+    const before = telegram.received.length;
+    await Promise.all([alerts.checkReminders(), other.checkReminders()]);
+    await Promise.all([alerts.idle(), other.idle()]);
+    return telegram.texts().slice(before);
+  }
+
+  it('reminds once of a conversation left waiting, then sends one digest a day until it is answered', async () => {
+    const waiting = await createConversation(t, { message: 'Anyone there?' });
+    await alerts.idle();
+    expect(telegram.texts()).toEqual([ALERT_TEXTS.new]);
+
+    t.clock.advance(3 * HOUR);
+    expect(await round()).toEqual([]);
+    t.clock.advance(HOUR + 60_000);
+    expect(await round()).toEqual([REMINDER]);
+    expect(await round()).toEqual([]);
+
+    t.clock.advance(24 * HOUR);
+    expect(await round()).toEqual(['Parley: 1 conversation is still waiting for your answer, the oldest for more than a day.']);
+    expect(await round()).toEqual([]);
+
+    const answered = await t.inject({
+      method: 'POST',
+      url: `/api/admin/conversations/${waiting.conversation_id}/messages`,
+      headers: adminHeaders(),
+      payload: { message: 'Here now.' },
+    });
+    expect(answered.statusCode).toBe(201);
+    t.clock.advance(48 * HOUR);
+    expect(await round()).toEqual([]);
+  });
+
+  it('counts several conversations that came due together in one reminder, and reminds again after a new visitor message', async () => {
+    await createConversation(t, { message: 'First' });
+    const second = await createConversation(t, { message: 'Second' });
+    await alerts.idle();
+    t.clock.advance(5 * HOUR);
+    expect(await round()).toEqual(['Parley: 2 conversations have waited more than 4 hours for your answer.']);
+
+    const followed = await t.inject({
+      method: 'POST',
+      url: `/api/conversations/${second.conversation_id}/messages`,
+      headers: { authorization: `Bearer ${second.access_token}` },
+      payload: { message: 'Hello again' },
+    });
+    expect(followed.statusCode).toBe(201);
+    await alerts.idle();
+    t.clock.advance(4 * HOUR + 60_000);
+    expect(await round()).toEqual([REMINDER]);
+  });
+});
