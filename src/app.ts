@@ -39,6 +39,7 @@ import { agentCard } from './discovery/agent-card.ts';
 import { lazyChildLoggers, RequestLogController } from './logging.ts';
 import { registerWebhooks } from './webhooks/plugin.ts';
 import { registerMetrics } from './metrics/plugin.ts';
+import { FirstReplyTimes } from './inbox/first-reply-times.ts';
 import type { Services } from './services.ts';
 import type { Store } from './store/store.ts';
 import { changeSink } from './writes/changes.ts';
@@ -88,8 +89,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     version: VERSION,
     challenges: new Challenges(options.config.challenge, options.config.rateSalt, clock),
     signatureAgents: new SignatureAgents(options.config.botAuth, clock),
+    replyTimes: new FirstReplyTimes(options.store.db, clock),
   };
   app.decorate('services', services);
+  app.addHook('onReady', () => services.replyTimes.refresh());
   // A stopping server answers its held reads now rather than at the end of their wait.
   app.addHook('preClose', async () => app.services.live.releaseAll());
   if (options.config.databaseUrl) {

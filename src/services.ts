@@ -3,6 +3,7 @@ import type { SignatureAgents } from './bot-auth/signature-agents.ts';
 import type { Challenges } from './challenges/challenges.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { FirstReplyTimes } from './inbox/first-reply-times.ts';
 import type { ActionLinks } from './links/action-links.ts';
 import type { Limiter } from './limits/limiter.ts';
 import type { ChangeHub } from './live/hub.ts';
@@ -27,6 +28,8 @@ export interface Services {
   challenges: Challenges;
   /** Web Bot Auth: the verified origin of a signed request, its key directory fetched and cached. */
   signatureAgents: SignatureAgents;
+  /** The operator's typical first-reply time, computed away from requests (issue #30). */
+  replyTimes: FirstReplyTimes;
 }
 
 declare module 'fastify' {

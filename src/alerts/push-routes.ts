@@ -89,11 +89,11 @@ export const pushSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         body: SubscriptionBody,
-        response: responses({ 201: Type.Object({ subscribed: Type.Literal(true) }) }, [400, 401, 413, 415, 429, 503]),
+        response: responses({ 201: Type.Object({ subscribed: Type.Literal(true) }) }, [400, 401, 413, 415, 429]),
       },
     },
     async (request, reply) => {
-      if (!publicKey()) throw new ApiError('not_configured', { message: 'Web Push is off: set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY.' });
+      if (!publicKey()) throw new ApiError('invalid_request', { message: 'Web Push is off on this server: set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY.' });
       const { endpoint, keys } = request.body;
       const input = { endpoint: checkedEndpoint(endpoint), p256dh: keys.p256dh, auth: keys.auth, now: clock.now() };
       const { result } = await perform(app.services, subscribe, input);

@@ -55,7 +55,7 @@ function newcomerSteps(base: string) {
 }
 
 /** The guide document of the interface, with every URL absolute from `base`. */
-export function agentGuide(base: string, config: Config, version: string): Static<typeof AgentGuide> {
+export function agentGuide(base: string, config: Config, version: string, typicalFirstReply: number | null = null): Static<typeof AgentGuide> {
   return {
     name: 'Parley',
     description:
@@ -79,6 +79,7 @@ export function agentGuide(base: string, config: Config, version: string): Stati
       `The creation receipt holds conversation_id and access_token: save both. Send the token as "${AUTH_HEADER_TEMPLATE}" to GET read_url and to POST {"message", "client_message_id"} to reply_url. ` +
       'To return later, use the SAME ID and token; never start a new conversation to check for a reply. Never put the token in a URL or share it.',
     restrictions: RESTRICTIONS,
+    typical_first_reply_seconds: typicalFirstReply,
     proof_of_work: { how: TRUST_FACTS.proof_of_work, example_node: TRUST_FACTS.example_node, verified_agents: TRUST_FACTS.verified_agents },
     openapi_url: `${base}/openapi.json`,
     openapi_agent_url: `${base}/openapi.agent.json`,

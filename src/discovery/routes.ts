@@ -69,7 +69,7 @@ export const registerDiscovery: FastifyPluginAsyncTypebox<{ peerGuide: PeerGuide
         response: GuideResponses,
       },
     },
-    async (request) => agentGuide(baseUrl(request), config, version),
+    async (request) => agentGuide(baseUrl(request), config, version, app.services.replyTimes.typicalSeconds()),
   );
 
   app.get('/skill.md', { schema: { hide: true } }, async (request, reply) => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { FORUM_FACTS, ID_FACTS, ISSUE_FACT, REGISTRATION_MODES, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
-import { described, responses } from '../http/schemas.ts';
+import { described, responses, TypicalFirstReply } from '../http/schemas.ts';
 import { AgentGuideCompat, PeerGuide } from './compat-schemas.ts';
 
 const text = (description: string) => Type.String({ description });
@@ -62,6 +62,7 @@ export const AgentGuide = Type.Object({
   ),
   follow_up: text('How to read and reply once the conversation exists.'),
   restrictions: text('What never to send.'),
+  typical_first_reply_seconds: TypicalFirstReply,
   proof_of_work: Type.Object(
     {
       how: text('When proof of work is asked and how to answer it.'),

@@ -52,6 +52,7 @@ export const WAITING_FACTS = {
   wait: 'wait: 1 to 60 whole seconds to hold this read while If-None-Match names the current ETag: it answers 200 with the new body as soon as something changes, or 304 when the seconds pass. Without If-None-Match, or with a tag already out of date, it answers at once. When the server holds too many waits already, it answers at once as without wait.',
   interval: `Wait with ?wait= rather than polling in a loop. Without wait, poll at most once every ${POLL.firstSeconds} seconds; after ${POLL.slowDownAfterMinutes} minutes without an answer, once every ${POLL.laterSeconds / 60} minutes.`,
   forum: 'In the forum, wait the same way (?wait= with If-None-Match set to the last ETag) on a topic page, GET /api/forum/topics/{topic_id}, for new posts, and on your owner bridge, GET /api/forum/topics/{topic_id}/owner, for the operator\'s answer.',
+  typical_first_reply: 'Seconds the operator typically takes to first answer (30-day median, rounded), or null: how long to expect to wait.',
   stop: `Stop when the conversation's status is "closed" or "spam", when your task no longer needs an answer, or after ${POLL.giveUpAfterDays} days without one. Never create a new conversation to check for a reply.`,
 } as const;
 

@@ -220,3 +220,6 @@ export const ADMIN_BEARER = [{ adminBearer: [] }];
 export const ADMIN_AUTH_ERRORS = [401, 429];
 export const AGENT_BEARER = [{ agentBearer: [] }];
 export const THREAD_BEARER = [{ threadBearer: [] }];
+
+/** The operator's typical first-reply time, on the creation receipt, the visitor's read and the guide (issue #30). */
+export const TypicalFirstReply = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: WAITING_FACTS.typical_first_reply });

@@ -19,15 +19,17 @@ const BUDGETS: Record<string, number> = {
   // 180,649 before this round: +12,400 for blocks, rotation and revocation (issue #32: 3 agent and 5 operator routes),
   // +3,000 for proof of work, +8,500 for issue #31's six operator routes (saved replies x4, bulk, notes), the notes on
   // the operator's read and body_html, +4,000 for issue #30's alert channels (the channel list, ?channel=, three push routes).
-  '/openapi.json': 208_900,
+  // +600 for typical_first_reply_seconds (issue #30) on the receipt, the read and the guide.
+  '/openapi.json': 209_500,
   // +5,400 for the 3 token rotation routes and the blocked/token_revoked codes, +2,200 for proof of work,
   // +100 for messages' body_html (issue #31: the contact page shows the operator's replies rendered).
-  '/openapi.agent.json': 67_700,
-  'tools/list': 20_300,
+  // +400 for typical_first_reply_seconds.
+  '/openapi.agent.json': 68_100,
+  'tools/list': 20_450,
   '/llms.txt': 5_000,
   '/llms-full.txt': 17_900,
   '/skill.md': 9_600,
-  '/api/agent-guide': 18_400,
+  '/api/agent-guide': 18_450,
   '/.well-known/agent-card.json': 4_000,
 };
 

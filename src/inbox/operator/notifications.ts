@@ -13,7 +13,7 @@ const CHANNEL_VARIABLES: Record<ChannelName, string> = {
   ntfy: 'NTFY_URL',
   slack: 'SLACK_WEBHOOK_URL',
   discord: 'DISCORD_WEBHOOK_URL',
-  web_push: 'nothing: opt in from the console in a browser',
+  web_push: 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (generated into the secrets file on SQLite)',
 };
 
 /** No channel delivered: the first failure decides the status, and every channel's outcome is listed. */
@@ -54,7 +54,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Send a test alert and wait for the channels\' answers',
-        description: '?channel= tests one channel, else all. 200 when one delivered; 429 test limit; 502 refused or no answer in 8 s; 503 not configured.',
+        description: '?channel= tests one configured channel (400 for another), else all. 200 when one delivered; 429 test limit; 502 refused or no answer in 8 s; 503 none configured.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         querystring: TestAlertQuery,
@@ -73,7 +73,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { channel } = request.query;
       if (channel !== undefined && !alerts.channels.includes(channel)) {
         const message = `The ${channel} channel is not configured: set ${CHANNEL_VARIABLES[channel]}.`;
-        throw new ApiError('not_configured', { message, extra: { sent: false, reason: 'not_configured' } });
+        // The caller named a channel this service does not have: its request, not the service, is at fault.
+        throw new ApiError('invalid_request', { message, field: 'channel', extra: { sent: false, reason: 'not_configured' } });
       }
       const outcomes = await alerts.sendTest(channel);
       if (outcomes.length === 0) throw new ApiError('not_configured', { message: NOT_CONFIGURED_DETAIL, extra: { sent: false, reason: 'not_configured' } });

@@ -7,7 +7,7 @@ import type { ConversationStatus } from '../schemas.ts';
 import type { CreationReceipt, VisitorConversation } from './schemas.ts';
 
 /** The visitor's view: never the review label, the operator note, unread counts or hashes. */
-export function presentVisitorConversation(conversation: ConversationRow, messages: MessageRow[]): Static<typeof VisitorConversation> {
+export function presentVisitorConversation(conversation: ConversationRow, messages: MessageRow[], typicalFirstReply: number | null): Static<typeof VisitorConversation> {
   return {
     conversation_id: conversation.id,
     name: conversation.name,
@@ -16,6 +16,7 @@ export function presentVisitorConversation(conversation: ConversationRow, messag
     created_at: isoTime(conversation.created_at),
     updated_at: isoTime(conversation.updated_at),
     messages: messages.map((message) => presentMessage(message, 'admin')),
+    typical_first_reply_seconds: typicalFirstReply,
   };
 }
 
@@ -31,6 +32,7 @@ export function presentCreationReceipt(
   conversation: ConversationRow,
   token: IssuedToken,
   duplicate: boolean,
+  typicalFirstReply: number | null,
 ): Static<typeof CreationReceipt> {
   const url = `${baseUrl}/api/conversations/${conversation.id}`;
   return {
@@ -42,5 +44,6 @@ export function presentCreationReceipt(
     reply_url: `${url}/messages`,
     auth_header: AUTH_HEADER_TEMPLATE,
     note: token.clientMade ? TOKEN_FACTS.receipt_note_client : TOKEN_FACTS.receipt_note_server,
+    typical_first_reply_seconds: typicalFirstReply,
   };
 }

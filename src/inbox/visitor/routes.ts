@@ -44,7 +44,7 @@ async function checkPresented(request: FastifyRequest): Promise<void> {
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config, live } = app.services;
+  const { store, limiter, clock, config, live, replyTimes } = app.services;
   app.decorateRequest('conversation', null);
   app.decorateRequest('conversationId', null);
   app.decorateRequest('conversationTokenHash', null);
@@ -75,7 +75,7 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { input, issued } = firstContact(request.body, requestSources(request), app.services, await requestTrust(request, app.services));
       const created = await app.services.challenges.withFreshChallenge(() => perform(app.services, createConversation, input));
-      const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate);
+      const receipt = presentCreationReceipt(baseUrl(request), created.result, issued, created.duplicate, replyTimes.typicalSeconds());
       return reply.code(writeStatus(created)).header('ETag', etag(created.result)).send(receipt);
     },
   );
@@ -102,14 +102,17 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       let conversation = await holdWhileCurrent(request, reply, held);
       if (etagMatches(request.headers['if-none-match'], etag(conversation))) return sendNotModified(reply, etag(conversation));
       reply.type('application/json; charset=utf-8');
-      const cached = readCache.get(`${conversation.id}:${conversation.revision}`);
+      const typical = replyTimes.typicalSeconds();
+      // The figure is part of the key: a cached body never outlives it.
+      const cacheKey = (row: ConversationRow) => `${row.id}:${row.revision}:${typical}`;
+      const cached = readCache.get(cacheKey(conversation));
       if (cached) return reply.header('ETag', etag(conversation)).send(cached);
       let messages = await listMessages(store.db, conversation.id);
       if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
         ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() })).result);
       }
-      const body = encodedBody(reply, presentVisitorConversation(conversation, messages));
-      readCache.set(`${conversation.id}:${conversation.revision}`, body);
+      const body = encodedBody(reply, presentVisitorConversation(conversation, messages, typical));
+      readCache.set(cacheKey(conversation), body);
       return reply.header('ETag', etag(conversation)).send(body);
     },
   );

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../../http/agent-facts.ts';
-import { CHALLENGE_ERRORS, described, HexToken, MessageText, NotModified, Timestamp, Uuid, responses, singleLine } from '../../http/schemas.ts';
+import { CHALLENGE_ERRORS, described, HexToken, MessageText, NotModified, Timestamp, TypicalFirstReply, Uuid, responses, singleLine } from '../../http/schemas.ts';
 import { ROTATED, rotationReceipt } from '../../http/rotation.ts';
 import { ConversationStatusSchema, MessageRecord, ReplyReceipt } from '../schemas.ts';
 
@@ -24,6 +24,7 @@ export const CreationReceipt = Type.Object({
   reply_url: Type.String({ format: 'uri', description: 'POST {"message", "client_message_id"} to it with the access token to write a follow-up.' }),
   auth_header: Type.String({ description: `The header to send, as a template: the literal text "${AUTH_HEADER_TEMPLATE}"; put your access token in place of <access_token>.` }),
   note: Type.String({ description: 'One sentence on keeping the token: server-made tokens cannot be recovered; a client-made token is the one you sent.' }),
+  typical_first_reply_seconds: TypicalFirstReply,
 }, { title: 'CreationReceipt' });
 
 export const VisitorConversation = Type.Object({
@@ -34,6 +35,7 @@ export const VisitorConversation = Type.Object({
   created_at: described(Timestamp, 'When the conversation was created.'),
   updated_at: described(Timestamp, 'When a message was last written to it.'),
   messages: Type.Array(MessageRecord, { description: 'Every message, oldest first (a conversation holds at most 200).' }),
+  typical_first_reply_seconds: TypicalFirstReply,
 });
 
 export const CreationResponses = responses(

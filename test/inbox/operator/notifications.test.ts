@@ -31,8 +31,8 @@ describe('notifications when alerts are not configured', () => {
     expect(test.statusCode).toBe(503);
     expect(json(test)).toEqual({ sent: false, reason: 'not_configured', error: expect.stringMatching(/TELEGRAM_BOT_TOKEN/), code: 'not_configured' });
     const one = await admin(t, 'POST', '/api/admin/notifications/test?channel=email');
-    expect(one.statusCode).toBe(503);
-    expect(json(one)).toMatchObject({ reason: 'not_configured', error: expect.stringMatching(/SMTP_URL/) });
+    expect(one.statusCode).toBe(400);
+    expect(json(one)).toMatchObject({ code: 'invalid_request', field: 'channel', reason: 'not_configured', error: expect.stringMatching(/SMTP_URL/) });
     expect((await admin(t, 'POST', '/api/admin/notifications/test?channel=pigeon')).statusCode).toBe(400);
   });
 });

@@ -25,7 +25,7 @@ describe('conversation creation', () => {
       expect(response.statusCode).toBe(201);
       const receipt = json<Receipt>(response);
       expect(Object.keys(receipt).sort()).toEqual(
-        ['access_token', 'auth_header', 'conversation_id', 'duplicate', 'note', 'read_url', 'reply_url', 'status'].sort(),
+        ['access_token', 'auth_header', 'conversation_id', 'duplicate', 'note', 'read_url', 'reply_url', 'status', 'typical_first_reply_seconds'].sort(),
       );
       expect(receipt.status).toBe('open');
       expect(receipt.duplicate).toBe(false);

@@ -35,7 +35,7 @@ describe('visitor read', () => {
     const response = await read();
     expect(response.statusCode).toBe(200);
     const body = json<Read>(response);
-    expect(Object.keys(body).sort()).toEqual(['conversation_id', 'created_at', 'invitation_id', 'messages', 'name', 'status', 'updated_at']);
+    expect(Object.keys(body).sort()).toEqual(['conversation_id', 'created_at', 'invitation_id', 'messages', 'name', 'status', 'typical_first_reply_seconds', 'updated_at']);
     expect(body).toMatchObject({ conversation_id: created.conversation_id, name: 'Ada', invitation_id: 'inv-3', status: 'open' });
     expect(body.messages).toHaveLength(1);
     expect(Object.keys(body.messages[0]!).sort()).toEqual(['body', 'created_at', 'id', 'role', 'seen_at']);
