@@ -4,7 +4,7 @@ import { onKey } from './keyboard.ts';
 import { age, loadConversations, loadMore } from './inbox-list.ts';
 import { announce, invite, setTopicStatus } from './moderation.ts';
 import { applyRoute, followInPlace } from './navigation.ts';
-import { testAlert } from './overview.ts';
+import { testAlert, togglePush } from './notifications.ts';
 import { wireSavedReplies } from './saved-replies.ts';
 import { wireSelection } from './selection.ts';
 import { signIn, signOut } from './sign-in.ts';
@@ -42,6 +42,7 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]
 }
 byId('delete').addEventListener('click', remove);
 byId('alert-test').addEventListener('click', () => attempt('alert-result', testAlert));
+byId('push-toggle').addEventListener('click', () => attempt('push-status', togglePush));
 byId('topic-close').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('closed')));
 byId('topic-open').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('open')));
 onSubmit('announce', 'forum-status', announce);
