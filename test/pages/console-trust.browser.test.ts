@@ -79,6 +79,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
     expect(made).toMatchObject({ scope: 'conversation', reason: 'Repeated spam', expires_at: new Date(run.t.clock.now() + 86_400_000).toISOString() });
     expectError(await followUp(created), 403, 'blocked');
 
+    await page.click('#alerts-panel summary');
     await page.click('#blocks-panel summary');
     const row = page.locator(`#blocks [data-block="${made!.id}"]`);
     await expect.poll(() => row.textContent()).toContain('Repeated spam');
