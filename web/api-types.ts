@@ -4,6 +4,7 @@
  * server code reaches a page bundle.
  */
 import type { Static } from '@sinclair/typebox';
+import type * as Blocks from '../src/blocks/schemas.ts';
 import type * as Bridges from '../src/forum/bridges/schemas.ts';
 import type * as Peers from '../src/forum/peers/schemas.ts';
 import type * as Posts from '../src/forum/posts/schemas.ts';
@@ -24,6 +25,8 @@ export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typ
 export type ConversationList = Static<typeof Operator.ConversationList>;
 export type ConversationListItem = Static<typeof Operator.ConversationListItem>;
 export type OperatorConversation = Static<typeof Operator.OperatorConversation>;
+export type BlockRecord = Static<typeof Blocks.BlockRecord>;
+export type BlockList = Static<typeof Blocks.BlockList>;
 export type SavedReply = Static<typeof SavedReplies.SavedReply>;
 export type SavedReplyList = Static<typeof SavedReplies.SavedReplyList>;
 

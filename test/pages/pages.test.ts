@@ -79,8 +79,8 @@ describe('pages', () => {
       // A field without a name is never submitted by the browser, whatever the method.
       expect(body, path).not.toMatch(/<(?:input|textarea|select)\b[^>]*\sname=/);
     }
-    // The console's saved-reply and note forms (issue #31) make 10.
-    expect(forms).toBe(10);
+    // The console's saved-reply and note forms (issue #31) make 10, its block form (issue #32) 11.
+    expect(forms).toBe(11);
   });
 
   it('refuses a form posted without its script: a plain page that echoes nothing', async () => {

@@ -4,11 +4,12 @@ import { onKey } from './keyboard.ts';
 import { age, loadConversations, loadMore } from './inbox-list.ts';
 import { announce, invite, setTopicStatus } from './moderation.ts';
 import { applyRoute, followInPlace } from './navigation.ts';
-import { testAlert } from './overview.ts';
+import { testAlert, togglePush } from './notifications.ts';
 import { wireSavedReplies } from './saved-replies.ts';
 import { wireSelection } from './selection.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { state, TOKEN_KEY } from './state.ts';
+import { blockCurrent, loadBlocks, revokeToken } from './trust.ts';
 import { addNote, reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
 
 /** The operator console: this module only wires the page's controls to the modules beside it. */
@@ -41,7 +42,13 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-status]
   button.addEventListener('click', () => attempt('thread-status', () => setConversationStatus(button.dataset.status ?? 'open')));
 }
 byId('delete').addEventListener('click', remove);
+onSubmit('block-form', 'thread-status', blockCurrent);
+byId('revoke-token').addEventListener('click', () => attempt('thread-status', revokeToken));
+byId('blocks-panel').addEventListener('toggle', () => {
+  if (byId<HTMLDetailsElement>('blocks-panel').open) attempt('blocks-status', loadBlocks);
+});
 byId('alert-test').addEventListener('click', () => attempt('alert-result', testAlert));
+byId('push-toggle').addEventListener('click', () => attempt('push-status', togglePush));
 byId('topic-close').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('closed')));
 byId('topic-open').addEventListener('click', () => attempt('forum-status', () => setTopicStatus('open')));
 onSubmit('announce', 'forum-status', announce);

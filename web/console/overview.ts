@@ -1,5 +1,5 @@
-import type { InboxOverview, NotificationSettings, ReviewLabels, TestAlertResult } from '../api-types.ts';
-import { byId, el, errorText } from '../dom.ts';
+import type { InboxOverview, ReviewLabels } from '../api-types.ts';
+import { byId, el } from '../dom.ts';
 import { call } from './api.ts';
 import { TITLE } from './state.ts';
 
@@ -34,20 +34,10 @@ export async function loadOverview(): Promise<void> {
   if (result.status === 200) renderOverview(result.body);
 }
 
-export async function loadAlertsStatus(): Promise<void> {
-  const alerts = await call<NotificationSettings>('GET', '/api/admin/notifications');
-  byId('alerts-status').textContent = alerts.body?.configured ? 'Telegram alerts are configured.' : 'Telegram alerts are not configured.';
-}
-
 export async function loadLabels(): Promise<void> {
   const result = await call<ReviewLabels>('GET', '/api/admin/review-labels');
   const labels = result.body?.labels ?? [];
   const option = (label: string) => el('option', { text: labelWords(label), attrs: { value: label } });
   byId('f-label').append(...labels.map(option));
   byId('review-label').replaceChildren(...labels.map(option));
-}
-
-export async function testAlert(): Promise<void> {
-  const result = await call<TestAlertResult>('POST', '/api/admin/notifications/test');
-  byId('alert-result').textContent = result.body?.sent ? 'Test alert sent.' : errorText(result);
 }

@@ -5,7 +5,8 @@ import { attempt, setStatus, whenSignedOut } from './api.ts';
 import { loadConversations } from './inbox-list.ts';
 import { onEvent, setupNotifyButton, streamState } from './live.ts';
 import { applyRoute } from './navigation.ts';
-import { loadAlertsStatus, loadLabels, renderOverview } from './overview.ts';
+import { loadNotifications, loadPushState } from './notifications.ts';
+import { loadLabels, renderOverview } from './overview.ts';
 import { state, TITLE, TOKEN_KEY } from './state.ts';
 
 function signInSentence(status: number): string {
@@ -49,7 +50,7 @@ export async function signIn(candidate: string, remembered: boolean): Promise<vo
   state.stopStream = openEventStream({ token: state.token, onEvent, onState: (stream) => streamState(stream, showLogin) });
   attempt('list-status', async () => {
     await loadLabels();
-    await Promise.all([loadConversations(), loadAlertsStatus(), applyRoute()]);
+    await Promise.all([loadConversations(), loadNotifications(), loadPushState(), applyRoute()]);
   });
 }
 

@@ -28,6 +28,9 @@ function renderThread(data: OperatorConversation): void {
   state.currentStatus = conversation.status;
   byId('thread-title').textContent = conversation.name;
   const invitation = conversation.invitation_id ? `invitation ${conversation.invitation_id}` : 'no invitation id';
+  const verified = byId('thread-verified');
+  verified.hidden = conversation.verified_origin === null;
+  verified.textContent = conversation.verified_origin === null ? '' : `verified: ${conversation.verified_origin}`;
   byId('thread-meta').textContent = `${conversation.status} · ${labelWords(conversation.review_label)} · ${invitation} · started ${formatTime(conversation.created_at)}`;
   const list = byId('thread-messages');
   const pane = byId('thread-pane');
