@@ -182,13 +182,13 @@ describe('operator list', () => {
 
   // EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plans were checked by hand (see the operator notes).
   describe.runIf(TEST_STORE === 'sqlite')('query plans (SQLite)', () => {
-    async function plan(filters: Omit<ListFilters, 'limit'>): Promise<string> {
-      const compiled = listConversationsQuery(t.store.db, { ...filters, limit: 100 }).compile();
+    async function plan(filters: Omit<ListFilters, 'limit' | 'now'>): Promise<string> {
+      const compiled = listConversationsQuery(t.store.db, { ...filters, now: 1, limit: 100 }).compile();
       const rows = await t.store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]));
       return rows.rows.map((row) => row.detail).join('; ');
     }
     const after = { updatedAt: 1, id: '01900000-0000-7000-8000-000000000000' };
-    const cases: [string, Omit<ListFilters, 'limit'>, string][] = [
+    const cases: [string, Omit<ListFilters, 'limit' | 'now'>, string][] = [
       ['no filter', {}, 'conversations_by_update'],
       ['no filter, after a cursor', { after }, 'conversations_by_update'],
       ['status', { status: 'open', after }, 'conversations_by_status'],
@@ -202,6 +202,9 @@ describe('operator list', () => {
       expect(detail).not.toMatch(/TEMP B-TREE/);
       // With a cursor or a filter the index is entered at the right place, never walked from the start.
       if (Object.keys(filters).length > 0) expect(detail).toMatch(/^SEARCH conversations/);
+    });
+    it('snoozed: only the partial index of the snoozed few', async () => {
+      expect(await plan({ snoozed: true })).toContain('USING INDEX conversations_snoozed');
     });
   });
 });
