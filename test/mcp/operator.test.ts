@@ -124,7 +124,8 @@ describe('the operator\'s server', () => {
   });
 
   it('snoozes a conversation with snooze_conversation and brings it back with until null', async () => {
-    const created = await createConversation(t, { message: 'Ask me tomorrow', name: 'Snoozer' });
+    // An earlier test's conversation: the file's creations stay within the per-source limit.
+    const [created] = (await t.inject({ method: 'GET', url: '/api/admin/conversations?limit=1', headers: adminHeaders() })).json().conversations.map((item: { id: string }) => ({ conversation_id: item.id }));
     const until = new Date(t.clock.now() + 86_400_000).toISOString();
     expect(await call(operator, 'snooze_conversation', { conversation_id: created.conversation_id, until })).toEqual({ ok: true, snoozed_until: until });
     const listed = async () => (await t.inject({ method: 'GET', url: '/api/admin/conversations?limit=500', headers: adminHeaders() })).json().conversations.map((item: { id: string }) => item.id);

@@ -65,13 +65,13 @@ export type ListedConversation = Awaited<ReturnType<ReturnType<typeof listConver
 
 /** When the next snoozed conversation comes back (the partial index's few rows), or null when none sleeps. */
 export async function nextWake(db: Db, now: number): Promise<number | null> {
-  const row = await db
-    .selectFrom('conversations')
-    .select((eb) => eb.fn.min('snoozed_until').as('next'))
-    .where('snoozed_until', 'is not', null)
-    .where('snoozed_until', '>', now)
-    .executeTakeFirstOrThrow();
+  const row = await nextWakeQuery(db, now).executeTakeFirstOrThrow();
   return row.next === null ? null : Number(row.next);
+}
+
+/** Exported for the query-plan test. */
+export function nextWakeQuery(db: Db, now: number) {
+  return db.selectFrom('conversations').select((eb) => eb.fn.min('snoozed_until').as('next')).where('snoozed_until', 'is not', null).where('snoozed_until', '>', now);
 }
 
 /** A page and the position after its last row, or null when nothing follows. */

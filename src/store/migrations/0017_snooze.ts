@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Snooze (issue #31): when a conversation the operator put aside comes back. No timer: the list
  * compares it with the clock. The partial index holds only the snoozed conversations, which are
- * few: it finds the next one to come back and serves their list; the default list keeps walking
- * conversations_by_update and skips them.
+ * few: their list in list order, and (covering) the next one to come back; the default list keeps
+ * walking conversations_by_update and skips them.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
@@ -12,7 +12,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('conversations_snoozed')
     .on('conversations')
-    .column('snoozed_until')
+    .columns(['updated_at', 'id', 'snoozed_until'])
     .where(sql.ref('snoozed_until'), 'is not', null)
     .execute();
 }

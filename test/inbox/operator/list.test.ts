@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../../src/http/cursor.ts';
-import { listConversationsQuery, type ListFilters } from '../../../src/inbox/operator/queries.ts';
+import { listConversationsQuery, nextWakeQuery, type ListFilters } from '../../../src/inbox/operator/queries.ts';
 import { bearer, createConversation, json, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { admin, expectCachedJsonAgain, listAll, listPage, startRoomyApp, type ListItem } from '../support.ts';
 
@@ -46,6 +46,7 @@ describe('operator list', () => {
       unread_count: 2,
       last_message_preview: 'again',
       last_message_role: 'visitor',
+      snoozed_until: null,
     });
     expect(page.conversations[1]).toMatchObject({ invitation_id: null, unread_count: 1, message_count: 1 });
     // Only the last message's start is shown, never an earlier message.
@@ -203,8 +204,13 @@ describe('operator list', () => {
       // With a cursor or a filter the index is entered at the right place, never walked from the start.
       if (Object.keys(filters).length > 0) expect(detail).toMatch(/^SEARCH conversations/);
     });
-    it('snoozed: only the partial index of the snoozed few', async () => {
-      expect(await plan({ snoozed: true })).toContain('USING INDEX conversations_snoozed');
+    it('snoozed, and the next to come back: only the partial index of the snoozed few', async () => {
+      const snoozed = await plan({ snoozed: true });
+      expect(snoozed).toContain('USING INDEX conversations_snoozed');
+      expect(snoozed).not.toMatch(/TEMP B-TREE/);
+      const compiled = nextWakeQuery(t.store.db, 1).compile();
+      const rows = await t.store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]));
+      expect(rows.rows.map((row) => row.detail).join('; ')).toContain('USING COVERING INDEX conversations_snoozed');
     });
   });
 });
