@@ -33,6 +33,8 @@ export interface ConversationsTable {
   blocked_until: Generated<number | null>;
   /** The origin whose Web Bot Auth signature the first contact carried, verified; null otherwise. */
   verified_origin: string | null;
+  /** Until when the operator put the conversation aside; null when not snoozed. Cleared by the visitor's next message or the operator's read after it. */
+  snoozed_until: Generated<number | null>;
 }
 
 export interface MessagesTable {

@@ -1,6 +1,17 @@
 import { ID_FACTS } from '../http/agent-facts.ts';
 import { MessageBody } from '../http/schemas.ts';
-import { ConversationStatusChange, ConversationStatusReceipt, ConversationList, InboxOverview, ListQuery, OperatorConversation, ReviewBody, ReviewReceipt } from '../inbox/operator/schemas.ts';
+import {
+  ConversationStatusChange,
+  ConversationStatusReceipt,
+  ConversationList,
+  InboxOverview,
+  ListQuery,
+  OperatorConversation,
+  ReviewBody,
+  ReviewReceipt,
+  SnoozeBody,
+  SnoozeReceipt,
+} from '../inbox/operator/schemas.ts';
 import { BulkRequest, BulkResult } from '../inbox/operator/bulk.ts';
 import { ReplyReceipt } from '../inbox/schemas.ts';
 import { SavedReply, SavedReplyChange, SavedReplyDeletion, SavedReplyInput, SavedReplyList } from '../inbox/saved-replies/schemas.ts';
@@ -63,6 +74,15 @@ export const OPERATOR_TOOLS: Tool[] = [
     output: ConversationStatusReceipt,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     route: (args, context) => ({ method: 'POST', path: `${conversationPath(args)}/status`, token: adminToken(context), body: bodyOf(args, 'conversation_id') }),
+  }),
+  routeTool({
+    name: 'snooze_conversation',
+    title: 'Snooze a conversation',
+    description: 'Hides a conversation from the list until an ISO time, when it comes back unread (sooner if the visitor writes); until null brings it back now (POST /api/admin/conversations/{conversation_id}/snooze).',
+    input: toolInput({ conversation_id: ConversationId }, SnoozeBody),
+    output: SnoozeReceipt,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    route: (args, context) => ({ method: 'POST', path: `${conversationPath(args)}/snooze`, token: adminToken(context), body: bodyOf(args, 'conversation_id') }),
   }),
   routeTool({
     name: 'review',

@@ -123,6 +123,7 @@ export interface ListItem {
   unread_count: number;
   last_message_preview: string;
   last_message_role: 'visitor' | 'admin';
+  snoozed_until: string | null;
 }
 
 export interface ListPage {

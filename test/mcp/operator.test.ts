@@ -52,6 +52,7 @@ describe('the operator\'s server', () => {
       'read_conversation',
       'reply',
       'set_status',
+      'snooze_conversation',
       'review',
       'bulk_action',
       'overview',
@@ -120,6 +121,18 @@ describe('the operator\'s server', () => {
     expect(read.json().conversation.status).toBe('closed');
     expect((await refused(operator, 'bulk_action', { ids: [], action: 'close' })).code).toBe('invalid_request');
     expect((await call<{ done: number }>(operator, 'bulk_action', { ids: [one.conversation_id, two.conversation_id], action: 'mark_read' })).done).toBe(2);
+  });
+
+  it('snoozes a conversation with snooze_conversation and brings it back with until null', async () => {
+    // An earlier test's conversation: the file's creations stay within the per-source limit.
+    const [created] = (await t.inject({ method: 'GET', url: '/api/admin/conversations?limit=1', headers: adminHeaders() })).json().conversations.map((item: { id: string }) => ({ conversation_id: item.id }));
+    const until = new Date(t.clock.now() + 86_400_000).toISOString();
+    expect(await call(operator, 'snooze_conversation', { conversation_id: created.conversation_id, until })).toEqual({ ok: true, snoozed_until: until });
+    const listed = async () => (await t.inject({ method: 'GET', url: '/api/admin/conversations?limit=500', headers: adminHeaders() })).json().conversations.map((item: { id: string }) => item.id);
+    expect(await listed()).not.toContain(created.conversation_id);
+    expect(await call(operator, 'snooze_conversation', { conversation_id: created.conversation_id, until: null })).toEqual({ ok: true, snoozed_until: null });
+    expect(await listed()).toContain(created.conversation_id);
+    expect((await refused(operator, 'snooze_conversation', { conversation_id: created.conversation_id, until: 'tomorrow' })).code).toBe('invalid_request');
   });
 
   it('moderates the forum: bridges, a reply in one, hiding and showing a post, an announcement', async () => {

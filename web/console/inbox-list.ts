@@ -14,7 +14,9 @@ function listQuery(limit: number, after: string | null): string {
   const status = byId<HTMLSelectElement>('f-status').value;
   const label = byId<HTMLSelectElement>('f-label').value;
   if (q) query.set('q', q);
-  if (status) query.set('status', status);
+  // Snoozed is no status of the API but its own list, where the operator looks for it among the statuses.
+  if (status === 'snoozed') query.set('snoozed', 'true');
+  else if (status) query.set('status', status);
   if (label) query.set('label', label);
   if (byId<HTMLInputElement>('f-unread').checked) query.set('unread', 'true');
   if (after) query.set('cursor', after);
@@ -32,8 +34,9 @@ export function age(iso: string): string {
 }
 
 function renderRow(item: ConversationListItem): HTMLLIElement {
-  const unread = item.unread_count > 0;
-  const badge = unread ? [el('span', { className: 'badge', text: String(item.unread_count), attrs: { title: `${item.unread_count} unread` } }), el('span', { className: 'visually-hidden', text: ' unread, ' })] : [];
+  // A snooze that has come back stays set until the conversation is opened: unread till then.
+  const unread = item.unread_count > 0 || (item.snoozed_until !== null && Date.parse(item.snoozed_until) <= Date.now());
+  const badge = unread ? [el('span', { className: 'badge', text: String(item.unread_count || '↺'), attrs: { title: item.unread_count ? `${item.unread_count} unread` : 'back from snooze' } }), el('span', { className: 'visually-hidden', text: item.unread_count ? ' unread, ' : ' back from snooze, ' })] : [];
   const link = el(
     'a',
     { className: 'row-link', attrs: { href: conversationUrl(item.id), 'data-id': item.id } },

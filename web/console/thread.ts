@@ -31,7 +31,10 @@ function renderThread(data: OperatorConversation): void {
   const verified = byId('thread-verified');
   verified.hidden = conversation.verified_origin === null;
   verified.textContent = conversation.verified_origin === null ? '' : `verified: ${conversation.verified_origin}`;
-  byId('thread-meta').textContent = `${conversation.status} · ${labelWords(conversation.review_label)} · ${invitation} · started ${formatTime(conversation.created_at)}`;
+  // The operator's read ends a snooze that has come back: one still here lies ahead.
+  const snoozed = conversation.snoozed_until ? ` · snoozed until ${formatTime(conversation.snoozed_until)}` : '';
+  byId('thread-meta').textContent = `${conversation.status} · ${labelWords(conversation.review_label)} · ${invitation} · started ${formatTime(conversation.created_at)}${snoozed}`;
+  byId('snooze-now').hidden = !snoozed;
   const list = byId('thread-messages');
   const pane = byId('thread-pane');
   const atBottom = pane.scrollHeight - pane.scrollTop - pane.clientHeight < 80;
@@ -179,3 +182,32 @@ export async function review(): Promise<void> {
   state.reviewEdited = false;
   setStatus('thread-status', 'Review saved.');
 }
+
+/** When a choice of the snooze menu ends, on the operator's clock and in their time zone; null: now. */
+function snoozeEnd(choice: string, from: Date): Date | null {
+  if (choice === 'now') return null;
+  if (choice === 'hour') return new Date(from.getTime() + 3_600_000);
+  const end = new Date(from);
+  end.setHours(9, 0, 0, 0);
+  // Tomorrow morning, or next Monday's (getDay: Sunday 0, Monday 1).
+  end.setDate(end.getDate() + (choice === 'tomorrow' ? 1 : (8 - from.getDay()) % 7 || 7));
+  return end;
+}
+
+async function snooze(choice: string): Promise<void> {
+  const id = state.current;
+  if (!id) return;
+  const until = snoozeEnd(choice, new Date());
+  const result = await call('POST', `/api/admin/conversations/${id}/snooze`, { until: until?.toISOString() ?? null });
+  if (result.status >= 400) return setStatus('thread-status', errorText(result), true);
+  setStatus('thread-status', until ? `Snoozed until ${formatTime(until.toISOString())}: it comes back unread then, or when the visitor writes.` : 'Back in the list.');
+  await loadConversations(true);
+  await reloadThread();
+}
+
+const snoozeMenu = byId<HTMLSelectElement>('snooze');
+snoozeMenu.addEventListener('change', () => {
+  const choice = snoozeMenu.value;
+  snoozeMenu.value = '';
+  if (choice) attempt('thread-status', () => snooze(choice));
+});

@@ -113,6 +113,8 @@ const reserveVisitorSlot = prepare<VisitorSlotParams, { unread_count: number }>(
   ['conversationId', 'unreadIncrement', 'now', 'cap', 'preview', 'role', 'tokenHash', 'source', 'wide'],
   (db, p) =>
     claimSlot(db, p)
+      // The visitor writing brings a snoozed conversation back.
+      .set({ snoozed_until: null })
       .where('token_hash', '=', p.tokenHash)
       .where('token_revoked_at', 'is', null)
       .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', p.now)]))

@@ -84,6 +84,7 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation,
     previous_token_hash: null,
     token_revoked_at: null,
     blocked_until: null,
+    snoozed_until: null,
     verified_origin: input.verifiedOrigin,
   };
   const charge = input.limiter.charge(trx, charges(input));

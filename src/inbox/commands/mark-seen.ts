@@ -35,6 +35,8 @@ export const markSeen = defineWrite({
             .executeTakeFirst()
         : undefined;
     if (cleared) await bumpCounters(trx, { [counterName.unreadThreads]: -1 });
+    // A snooze that has come back counts as unread until the operator reads the conversation.
+    if (reader === 'admin') await trx.updateTable('conversations').set({ snoozed_until: null }).where('id', '=', conversationId).where('snoozed_until', '<=', now).execute();
     const marked = await trx
       .updateTable('messages')
       .set({ seen_at: now })

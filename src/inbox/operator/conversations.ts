@@ -10,6 +10,7 @@ import { markSeen } from '../commands/mark-seen.ts';
 import { addNote } from '../commands/add-note.ts';
 import { saveReview } from '../commands/save-review.ts';
 import { setStatus } from '../commands/set-status.ts';
+import { snoozeConversation } from '../commands/snooze.ts';
 import { presentReplyReceipt } from '../presenters.ts';
 import { findConversation, listMessages } from '../queries.ts';
 import { ConversationIdParams, ReplyReceipt } from '../schemas.ts';
@@ -19,9 +20,10 @@ import {
   presentNote,
   presentOperatorConversation,
   presentReviewReceipt,
+  presentSnoozeReceipt,
   presentStatusReceipt,
 } from './presenters.ts';
-import { listConversations } from './queries.ts';
+import { listConversations, nextWake } from './queries.ts';
 import { searchTerms } from './search.ts';
 import {
   BY_ID,
@@ -37,6 +39,8 @@ import {
   OperatorConversation,
   ReviewBody,
   ReviewReceipt,
+  SnoozeBody,
+  SnoozeReceipt,
 } from './schemas.ts';
 
 const notFound = () => new ApiError('conversation_not_found');
@@ -65,7 +69,9 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limit = query.limit ?? LIST_DEFAULT_LIMIT;
       reply.type('application/json; charset=utf-8');
       // Read before the page: a write committed meanwhile moves it, and the next request reads anew.
-      const key = JSON.stringify([await store.version(), query.status, query.label, query.unread, query.invitation_id, query.q, query.cursor, limit]);
+      // And when the next snoozed conversation comes back, which changes the page with no write.
+      const now = clock.now();
+      const key = JSON.stringify([await store.version(), await nextWake(store.db, now), query.snoozed, query.status, query.label, query.unread, query.invitation_id, query.q, query.cursor, limit]);
       const cached = listCache.get(key);
       if (cached !== undefined) return reply.send(cached);
       const { page, next } = await listConversations(store.db, {
@@ -73,6 +79,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         label: query.label,
         unread: query.unread,
         invitationId: query.invitation_id,
+        snoozed: query.snoozed,
+        now,
         search: query.q === undefined ? undefined : searchTerms(query.q),
         after,
         limit,
@@ -100,8 +108,10 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let conversation = await findConversation(store.db, id);
       if (!conversation) throw notFound();
       let messages = await listMessages(store.db, id);
-      if (conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
-        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now: clock.now() })).result);
+      const now = clock.now();
+      const backFromSnooze = conversation.snoozed_until !== null && conversation.snoozed_until <= now;
+      if (backFromSnooze || conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
+        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now })).result);
       }
       const notes = await store.db.selectFrom('conversation_notes').selectAll().where('conversation_id', '=', id).orderBy('created_at').orderBy('id').execute();
       return presentOperatorConversation(conversation, messages, notes);
@@ -172,6 +182,28 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const change = { conversationId: request.params.conversation_id, status: request.body.status, now: clock.now() };
       return presentStatusReceipt((await perform(app.services, setStatus, change)).result.status);
+    },
+  );
+
+  app.post(
+    '/api/admin/conversations/:conversation_id/snooze',
+    {
+      schema: {
+        summary: 'Snooze until a time, or bring back now',
+        description: 'It leaves every list but ?snoozed=true until then, and comes back unread then or when the visitor writes.',
+        tags: OPERATOR_TAGS,
+        security: ADMIN_BEARER,
+        params: ConversationIdParams,
+        body: SnoozeBody,
+        response: responses({ 200: SnoozeReceipt }, [400, 404, 413, 415, ...ADMIN_AUTH_ERRORS]),
+      },
+      config: BY_ID,
+    },
+    async (request) => {
+      const until = request.body.until === null ? null : Date.parse(request.body.until);
+      if (until !== null && until <= clock.now()) throw new ApiError('invalid_request', { message: 'until must be a later time than now.', field: 'until' });
+      const snoozed = await perform(app.services, snoozeConversation, { conversationId: request.params.conversation_id, until });
+      return presentSnoozeReceipt(snoozed.result.until);
     },
   );
 

@@ -18,8 +18,15 @@ import type {
   OperatorConversation,
   ReviewLabels,
   ReviewReceipt,
+  SnoozeReceipt,
   TestAlertSent,
 } from './schemas.ts';
+
+const nullableTime = (epochMilliseconds: number | null) => (epochMilliseconds === null ? null : isoTime(epochMilliseconds));
+
+export function presentSnoozeReceipt(until: number | null): Static<typeof SnoozeReceipt> {
+  return { ok: true, snoozed_until: nullableTime(until) };
+}
 
 function presentListItem(row: ListedConversation): Static<typeof ConversationListItem> {
   return {
@@ -35,6 +42,7 @@ function presentListItem(row: ListedConversation): Static<typeof ConversationLis
     unread_count: row.unread_count,
     last_message_preview: row.last_message_preview,
     last_message_role: row.last_message_role,
+    snoozed_until: nullableTime(row.snoozed_until),
   };
 }
 
@@ -61,6 +69,7 @@ export function presentOperatorConversation(conversation: ConversationRow, messa
       last_message_at: isoTime(conversation.last_message_at),
       message_count: conversation.message_count,
       unread_count: conversation.unread_count,
+      snoozed_until: nullableTime(conversation.snoozed_until),
       verified_origin: conversation.verified_origin,
     },
     messages: messages.map((message) => presentMessage(message, 'all')),

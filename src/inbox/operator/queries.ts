@@ -14,6 +14,9 @@ export interface ListFilters {
   label?: ReviewLabel | undefined;
   unread?: boolean | undefined;
   invitationId?: string | undefined;
+  /** true: only the conversations snoozed past `now`; otherwise they are left out. */
+  snoozed?: boolean | undefined;
+  now: number;
   /** Words from searchTerms: only conversations that hold them all. */
   search?: string[] | undefined;
   after?: ListPosition | undefined;
@@ -33,6 +36,7 @@ const LIST_COLUMNS = [
   'unread_count',
   'last_message_preview',
   'last_message_role',
+  'snoozed_until',
 ] as const;
 
 /**
@@ -48,6 +52,8 @@ export function listConversationsQuery(db: Db, filters: ListFilters) {
   // A literal, not a bound parameter: only then can SQLite and PostgreSQL prove the partial index applies.
   if (filters.unread) query = query.where('unread_count', '>', sql.lit(0));
   if (filters.search !== undefined) query = query.where(matchesSearch(db, filters.search));
+  if (filters.snoozed) query = query.where('snoozed_until', 'is not', null).where('snoozed_until', '>', filters.now);
+  else query = query.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', filters.now)]));
   const after = filters.after;
   if (after !== undefined) {
     query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('updated_at', 'id'), '<', tuple(after.updatedAt, after.id)));
@@ -56,6 +62,17 @@ export function listConversationsQuery(db: Db, filters: ListFilters) {
 }
 
 export type ListedConversation = Awaited<ReturnType<ReturnType<typeof listConversationsQuery>['execute']>>[number];
+
+/** When the next snoozed conversation comes back (the partial index's few rows), or null when none sleeps. */
+export async function nextWake(db: Db, now: number): Promise<number | null> {
+  const row = await nextWakeQuery(db, now).executeTakeFirstOrThrow();
+  return row.next === null ? null : Number(row.next);
+}
+
+/** Exported for the query-plan test. */
+export function nextWakeQuery(db: Db, now: number) {
+  return db.selectFrom('conversations').select((eb) => eb.fn.min('snoozed_until').as('next')).where('snoozed_until', 'is not', null).where('snoozed_until', '>', now);
+}
 
 /** A page and the position after its last row, or null when nothing follows. */
 export async function listConversations(db: Db, filters: ListFilters) {

@@ -18,6 +18,7 @@ export const ListQuery = Type.Object({
   label: Type.Optional(ReviewLabelSchema),
   unread: Type.Optional(Type.Boolean({ description: 'true: only conversations with visitor messages the operator has not read' })),
   invitation_id: Type.Optional(singleLine(80, 1, 'Only conversations with this self-reported invitation id')),
+  snoozed: Type.Optional(Type.Boolean({ description: 'true: only the conversations snoozed until a later time, which every other list leaves out' })),
   q: Type.Optional(
     singleLine(
       200,
@@ -30,6 +31,9 @@ export const ListQuery = Type.Object({
 });
 
 const NullableText = Type.Union([Type.String(), Type.Null()]);
+const SnoozedUntil = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  description: 'Until when the operator snoozed it; once past, it is back and unread until read. Null when not snoozed.',
+});
 
 export const ConversationListItem = Type.Object({
   id: Uuid,
@@ -44,6 +48,7 @@ export const ConversationListItem = Type.Object({
   unread_count: Type.Integer({ description: 'Visitor messages the operator has not read yet' }),
   last_message_preview: Type.String({ description: `The first ${PREVIEW_LENGTH} characters of the last message` }),
   last_message_role: Type.Union([Type.Literal('visitor'), Type.Literal('admin')], { description: 'Who wrote the last message' }),
+  snoozed_until: SnoozedUntil,
 });
 
 export const ConversationList = Type.Object({
@@ -69,6 +74,7 @@ export const OperatorConversation = Type.Object({
     last_message_at: Timestamp,
     message_count: Type.Integer(),
     unread_count: Type.Integer(),
+    snoozed_until: SnoozedUntil,
     verified_origin: Type.Union([Type.String(), Type.Null()], {
       description: 'The origin whose Web Bot Auth signature the first contact carried and that verified (e.g. "https://agent.example"); null when unsigned or unverified.',
     }),
@@ -79,6 +85,13 @@ export const OperatorConversation = Type.Object({
 
 export const NoteBody = Type.Object({ note: multiLineText(2000, 1, 'The private note: 1 to 2000 characters; never tokens or secrets.') });
 export const DeletionReceipt = Type.Object({ ok: Type.Literal(true), deleted: Uuid });
+
+export const SnoozeBody = Type.Object({
+  until: Type.Union([Type.String({ format: 'date-time', description: 'ISO 8601 time, later than now' }), Type.Null()], {
+    description: 'Until when the conversation leaves the list; null brings it back now.',
+  }),
+});
+export const SnoozeReceipt = Type.Object({ ok: Type.Literal(true), snoozed_until: SnoozedUntil });
 
 export const ConversationStatusChange = Type.Object({ status: ConversationStatusSchema });
 export const ConversationStatusReceipt = Type.Object({ ok: Type.Literal(true), status: ConversationStatusSchema });

@@ -41,6 +41,7 @@ describe('operator conversation routes', () => {
         last_message_at: '2026-11-22T12:00:00.000Z',
         message_count: 1,
         unread_count: 0,
+        snoozed_until: null,
         verified_origin: null,
       });
       expect(view.messages).toEqual([

@@ -106,7 +106,7 @@ describe('operator list search and preview', () => {
   });
 
   it('searches through the full-text indexes, not a scan of the messages', async () => {
-    const compiled = listConversationsQuery(t.store.db, { search: ['invoice'], limit: 50 }).compile();
+    const compiled = listConversationsQuery(t.store.db, { search: ['invoice'], now: 0, limit: 50 }).compile();
     if (TEST_STORE === 'sqlite') {
       const rows = await t.store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]));
       const plan = rows.rows.map((row) => row.detail).join('; ');
@@ -151,7 +151,7 @@ describe('operator list search and preview', () => {
     // FTS5's own check compares the index with the messages it indexes.
     await sql`insert into messages_search(messages_search) values ('integrity-check')`.execute(t.store.db);
     await sql`insert into conversations_search(conversations_search) values ('integrity-check')`.execute(t.store.db);
-    const found = async (words: string[]) => (await listConversations(t.store.db, { search: words, limit: 10 })).page.map((row) => row.id);
+    const found = async (words: string[]) => (await listConversations(t.store.db, { search: words, now: 0, limit: 10 })).page.map((row) => row.id);
     expect(await found(['quince'])).toEqual([id]);
     expect(await found(['kumquat'])).toEqual([]);
     expect(await found(['batch', 'keeper'])).toEqual([id]);
@@ -177,7 +177,7 @@ describe('operator list search and preview', () => {
         values ('01890a5d-ac96-774b-bcce-b302099a8001', ${id}, 'visitor', 'An archived walrus question', null, 1),
                ('01890a5d-ac96-774b-bcce-b302099a8002', ${id}, 'admin', 'The latest answer', null, 2)`.execute(store.db);
       await migrate(store);
-      const found = async (words: string[]) => (await listConversations(store.db, { search: words, limit: 10 })).page;
+      const found = async (words: string[]) => (await listConversations(store.db, { search: words, now: 0, limit: 10 })).page;
       expect(await found(['walrus'])).toMatchObject([{ id, last_message_preview: 'The latest answer', last_message_role: 'admin' }]);
       expect((await found(['legacy', '1'])).map((row) => row.id)).toEqual([id]);
       expect((await found(['old', 'timer'])).map((row) => row.id)).toEqual([id]);
