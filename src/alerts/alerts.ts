@@ -17,7 +17,9 @@ export type AlertOutcome =
 
 /** What became of one alert or digest: sent, not sent, or held back by a budget (folded into a digest, or a test alert refused). */
 export type DeliveryResult = 'sent' | 'failed' | 'over_budget';
-export type DeliveryListener = (alert: AlertKind | 'digest' | 'reminder', result: DeliveryResult) => void;
+/** The alert label of a delivery: an alert's kind, or one of the messages the channels send on their own. */
+export const DELIVERY_KINDS = [...ALERT_KINDS, 'digest', 'reminder'] as const;
+export type DeliveryListener = (alert: (typeof DELIVERY_KINDS)[number], result: DeliveryResult) => void;
 
 /**
  * What a caller knows about the activity behind an alert. It decides which budgets the alert is

@@ -41,7 +41,8 @@ function startingConfig(): Config {
       const message = filled.created ? 'generated the administrator token and rate salt into the secrets file (mode 0600)' : 'using the secrets file';
       logAtStart(filled.config.logLevel, { secretsFile: filled.secretsFile }, message);
     }
-    const withVapid = fillVapidKeys(filled.config);
+    // Like the other generated secrets, only where the secrets file is in use (not when the environment holds them).
+    const withVapid = filled.secretsFile ? fillVapidKeys(filled.config) : { config: filled.config, created: false };
     if (withVapid.created) logAtStart(filled.config.logLevel, {}, 'generated the Web Push (VAPID) keys into the secrets file');
     return withVapid.config;
   } catch (error) {

@@ -8,7 +8,7 @@ import {
   type GaugeConfiguration,
   type HistogramConfiguration,
 } from 'prom-client';
-import { ALERT_KINDS, type DeliveryResult } from '../alerts/alerts.ts';
+import { DELIVERY_KINDS, type DeliveryResult } from '../alerts/alerts.ts';
 import { LIMIT_NAMES } from '../limits/names.ts';
 import type { StoreFault } from '../store/errors.ts';
 
@@ -77,7 +77,7 @@ export class Metrics {
     // Alert budgets are charged by the alert channel's own limiter: they show as over_budget deliveries.
     for (const limit of LIMIT_NAMES.filter((name) => !name.startsWith('ALERT_'))) this.rateLimitRefusals.inc({ limit }, 0);
     for (const fault of STORE_FAULTS) this.storeErrors.inc({ fault }, 0);
-    for (const alert of [...ALERT_KINDS, 'digest', 'reminder']) for (const result of DELIVERY_RESULTS) this.alertDeliveries.inc({ alert, result }, 0);
+    for (const alert of DELIVERY_KINDS) for (const result of DELIVERY_RESULTS) this.alertDeliveries.inc({ alert, result }, 0);
   }
 
   /** Metrics that later work adds (waiters held, webhook deliveries, the write queue) land in this app's registry through these. */

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERT_KINDS } from '../../src/alerts/alerts.ts';
+import { DELIVERY_KINDS } from '../../src/alerts/alerts.ts';
 import { LIMIT_NAMES } from '../../src/limits/names.ts';
 import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, startApp, type Created, type TestApp } from '../helpers.ts';
 import { scrape, valueOf, type Sample } from './exposition.ts';
@@ -75,7 +75,7 @@ describe('metric labels after real traffic', () => {
       if (status !== undefined) expect(status).toMatch(/^[1-5]\d\d$/);
       if (limit !== undefined) expect(LIMIT_NAMES).toContain(limit);
       if (fault !== undefined) expect(['unreachable', 'no_space', 'io_error', 'corrupt']).toContain(fault);
-      if (alert !== undefined) expect([...ALERT_KINDS, 'digest']).toContain(alert);
+      if (alert !== undefined) expect(DELIVERY_KINDS).toContain(alert);
       if (result !== undefined) expect(['sent', 'failed', 'over_budget']).toContain(result);
       if (condition !== undefined) expect(['ok', 'writes_failing', 'corrupt']).toContain(condition);
       if (route !== undefined) {
