@@ -1,11 +1,8 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
 import { postWithProof } from './proof-of-work.ts';
-import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, messageBody, randomHex } from './dom.ts';
+import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, messageBody, randomHex, sendOnCtrlEnter } from './dom.ts';
+import { parseKey, recoveryKey, type Session } from './recovery-key.ts';
 
-interface Session {
-  id: string;
-  token: string;
-}
 interface Pending {
   token: string;
   message: string;
@@ -24,7 +21,6 @@ const RETRY_MS = [1_000, 2_000, 5_000, 10_000, 15_000];
 const PENDING = 'parley.pending';
 const PENDING_REPLY = 'parley.pendingReply';
 const CURRENT = 'parley.current';
-const KEY_PATTERN = /^parley1\.([0-9a-f-]{36})\.([0-9a-fA-F]{64})$/;
 
 let session: Session | null = null;
 let etag: string | undefined;
@@ -34,16 +30,6 @@ let generation = 0;
 let shownReplies: Set<string> | null = null;
 let lastStatus: string | null = null;
 let wake: (() => void) | undefined;
-
-/** The access token (recovery key) the page shows: one string holding the conversation id and its access token. */
-export function recoveryKey({ id, token }: Session): string {
-  return `parley1.${id}.${token}`;
-}
-
-function parseKey(text: string): Session | null {
-  const match = KEY_PATTERN.exec(text.trim());
-  return match ? { id: match[1] ?? '', token: (match[2] ?? '').toLowerCase() } : null;
-}
 
 function readJson<T>(name: string): T | null {
   const raw = sessionStorage.getItem(name);
@@ -302,13 +288,5 @@ window.addEventListener('online', () => wake?.());
 const saved = readJson<Session>(CURRENT);
 if (saved) open(saved);
 
-/** Ctrl+Enter (⌘+Enter) in a message box sends its form, as in the console. */
-function sendOnCtrlEnter(fieldId: string, formId: string): void {
-  byId(fieldId).addEventListener('keydown', (event) => {
-    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return;
-    event.preventDefault();
-    byId<HTMLFormElement>(formId).requestSubmit();
-  });
-}
 sendOnCtrlEnter('message', 'contact-form');
 sendOnCtrlEnter('reply', 'reply-form');

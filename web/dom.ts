@@ -81,3 +81,12 @@ export function messageBody(message: { body: string; body_html?: string }): HTML
   const parsed = new DOMParser().parseFromString(message.body_html, 'text/html');
   return el('div', { className: 'body rendered' }, ...document.adoptNode(parsed.body).childNodes);
 }
+
+/** Ctrl+Enter (⌘+Enter) in a message box sends its form, as in the console. */
+export function sendOnCtrlEnter(fieldId: string, formId: string): void {
+  byId(fieldId).addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || !(event.ctrlKey || event.metaKey)) return;
+    event.preventDefault();
+    byId<HTMLFormElement>(formId).requestSubmit();
+  });
+}
