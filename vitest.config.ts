@@ -41,6 +41,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A worker keeps its loaded modules from one file to the next: loading the app's module graph
+    // (Fastify, the SDKs, markdown-it) took about 1.7 s per file, half the suite's time. Every file
+    // builds its own apps, stores and servers; nothing a test needs lives in module state.
+    isolate: false,
     // The CLI bundled once from the sources, for the tests that spawn `parley`.
     globalSetup: ['test/config/source-bundle-setup.ts'],
     // Two workers on a 2-core machine (vitest's default there is one): most files wait on servers,

@@ -19,7 +19,7 @@ export interface Clock {
  * both: stored activity times never go back (src/store/later-of.ts), and a limit's counter keeps its
  * window's end, so an earlier time counts on in the window still open (src/limits/limiter.ts).
  */
-function monotonicWallClock(): Clock {
+export function monotonicWallClock(): Clock {
   let anchorTime = -Infinity;
   let anchorTick = 0;
   return {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 
@@ -36,7 +37,22 @@ const SANITIZE: sanitizeHtml.IOptions = {
   transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: LINK_REL }), pre: sanitizeHtml.simpleTransform('pre', { tabindex: '0' }) },
 };
 
+/*
+ * Rendering costs far more than the read that asks for it, and the console and the contact page ask
+ * again for the same messages on every change. A text always renders to the same HTML, so the text
+ * itself is the key; the cache is bounded by the characters it holds, not by a count.
+ */
+const rendered = new LRUCache<string, string>({
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (html, text) => html.length + text.length,
+});
+
 /** A post's or a message's text as safe HTML. */
 export function renderMarkdown(text: string): string {
-  return sanitizeHtml(markdown.render(text), SANITIZE).trim();
+  const cached = rendered.get(text);
+  if (cached !== undefined) return cached;
+  const html = sanitizeHtml(markdown.render(text), SANITIZE).trim();
+  // A text larger than the whole cache is rendered each time rather than evicting everything else.
+  if (html.length + text.length <= 256 * 1024) rendered.set(text, html);
+  return html;
 }

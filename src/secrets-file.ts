@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createECDH, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import webPushLib from 'web-push';
 import { ConfigError, SECRET_MIN_LENGTH, type Config } from './config.ts';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
@@ -32,14 +31,14 @@ const newSecret = () => randomBytes(32).toString('hex');
 /**
  * Writes the secrets whole or not at all (a private temporary file, then a link or rename), so a
  * concurrent reader never sees half a file. Without `replace`, an existing file wins and this
- * returns false.
+ * returns false. `mode` is 0600 unless a rewrite keeps the mode its owner gave the file.
  */
-function writeSecretsFile(dataDir: string, file: string, secrets: StoredSecrets, replace: boolean): boolean {
+function writeSecretsFile(dataDir: string, file: string, secrets: StoredSecrets, replace: boolean, mode = 0o600): boolean {
   // The folder will hold private messages too: its owner's alone.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temporary, 0o600);
+  chmodSync(temporary, mode);
   try {
     if (replace) renameSync(temporary, file);
     else linkSync(temporary, file);
@@ -120,6 +119,18 @@ export function rotateActionKey(dataDir: string): { secretsFile: string } {
 }
 
 /**
+ * A P-256 key pair in the form VAPID and web-push use (base64url: the uncompressed public point, the
+ * 32-byte private scalar). Made with node:crypto so a start does not load web-push for it.
+ */
+function newVapidKeys(): { VAPID_PUBLIC_KEY: string; VAPID_PRIVATE_KEY: string } {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const privateKey = Buffer.alloc(32);
+  ecdh.getPrivateKey().copy(privateKey, 32 - ecdh.getPrivateKey().length);
+  return { VAPID_PUBLIC_KEY: ecdh.getPublicKey('base64url'), VAPID_PRIVATE_KEY: privateKey.toString('base64url') };
+}
+
+/**
  * The VAPID keys of Web Push alerts: from VAPID_PUBLIC_KEY/VAPID_PRIVATE_KEY, or on the embedded
  * store generated once into the secrets file (a browser's subscription is bound to the public key,
  * so it must outlive restarts). On PostgreSQL without them, Web Push stays off.
@@ -131,10 +142,11 @@ export function fillVapidKeys(config: Config): { config: Config; created: boolea
   let stored: StoredSecrets = existsSync(file) ? readSecretsFile(file) : {};
   let created = false;
   if (!stored.VAPID_PUBLIC_KEY || !stored.VAPID_PRIVATE_KEY) {
-    const keys = webPushLib.generateVAPIDKeys();
-    const generated = { ...stored, VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: keys.privateKey };
+    const generated = { ...stored, ...newVapidKeys() };
+    // The keys join a file its owner may have written: it keeps their mode (serve warns if it is open).
+    const existingMode = existsSync(file) ? statSync(file).mode & 0o777 : undefined;
     try {
-      created = writeSecretsFile(config.dataDir, file, generated, existsSync(file));
+      created = writeSecretsFile(config.dataDir, file, generated, existingMode !== undefined, existingMode);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
       throw new ConfigError('DATA_DIR', `cannot write ${file} (${code}); make ${config.dataDir} a writable directory, or set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY`);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_FACTS } from '../http/agent-facts.ts';
@@ -8,7 +8,8 @@ import { requireAdmin } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../http/schemas.ts';
 import { AGENT_ENDPOINT, OPERATOR_ENDPOINT } from './endpoints.ts';
-import { mcpServer, type PreparedEndpoint } from './server.ts';
+import { mcpServer, runTool, type PreparedEndpoint, type SettledCall } from './server.ts';
+import type { ToolArguments, ToolContext } from './tool.ts';
 
 /** One JSON-RPC 2.0 message; the transport reads the rest. */
 const JsonRpcMessage = Type.Object(
@@ -50,6 +51,28 @@ function misTypedMethod(endpoint: PreparedEndpoint, body: unknown): string | und
   return schema === undefined || schema.safeParse(body).success ? undefined : method;
 }
 
+/** The transport's own checks of a POST (Accept, MCP-Protocol-Version), which it would answer with an error. */
+function transportTakes(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  const version = request.headers['mcp-protocol-version'];
+  return accept.includes('application/json') && accept.includes('text/event-stream') && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)));
+}
+
+/**
+ * Runs a call to a tool that holds (wait_for_reply) before the SDK's server and transport are made
+ * for the request: held for up to 50 s, they cost about 30 KiB a call, which ten thousand waits
+ * would multiply into hundreds of megabytes; the wait itself holds little more than its request.
+ * Only for a request the transport will take and that asks for no progress, which travels through
+ * the transport; the server then answers with this result.
+ */
+async function settleHeldCall(endpoint: PreparedEndpoint, request: FastifyRequest, context: ToolContext): Promise<SettledCall | undefined> {
+  const body = request.body as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: ToolArguments } };
+  if (body.method !== 'tools/call' || body.id === undefined || asksForProgress(body) || !transportTakes(request)) return undefined;
+  const tool = typeof body.params?.name === 'string' ? endpoint.byName.get(body.params.name) : undefined;
+  if (!tool?.holds) return undefined;
+  return { name: tool.name, result: await runTool(tool, body.params?.arguments ?? {}, context) };
+}
+
 /** CONTRACT §1's headers, written on the raw answer the transport sends. */
 const API_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
 
@@ -67,7 +90,9 @@ async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply:
   }
   const departed = new AbortController();
   reply.raw.once('close', () => departed.abort());
-  const server = mcpServer(endpoint, { request, signal: departed.signal, response: reply.raw }, request.server.services.version);
+  const context = { request, signal: departed.signal, response: reply.raw };
+  const settled = await settleHeldCall(endpoint, request, context);
+  const server = mcpServer(endpoint, context, request.server.services.version, settled);
   // Progress notifications travel in an event stream; every other answer is one JSON body.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
   reply.hijack();

@@ -6,13 +6,14 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type CallToolResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ApiError } from '../http/errors.ts';
 import { baseUrl } from '../http/urls.ts';
 import { apiErrorResult, callRoute } from './route-call.ts';
-import { listed, type Tool, type ToolContext } from './tool.ts';
+import { listed, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
 /** A document of the HTTP API offered as a resource, read through its route. */
 export interface RouteResource {
@@ -58,16 +59,35 @@ function resourceList(endpoint: Endpoint, base: string): Resource[] {
  */
 const schemaValidator = new AjvJsonSchemaValidator();
 
+/** A tool's result; a failure is one too: an ApiError as its code, anything else as internal_error. */
+export async function runTool(tool: Tool, args: ToolArguments, context: ToolContext): Promise<CallToolResult> {
+  try {
+    return await tool.run(args, context);
+  } catch (error) {
+    if (error instanceof ApiError) return apiErrorResult(error);
+    // The type only: a message may quote the arguments, tokens included.
+    context.request.log.error({ err: { type: (error as Error)?.name, code: (error as NodeJS.ErrnoException)?.code }, tool: tool.name }, 'tool failed');
+    return apiErrorResult(new ApiError('internal_error'));
+  }
+}
+
+/** The result of the request's tool call, when it was run before its server was made (see routes.ts). */
+export interface SettledCall {
+  name: string;
+  result: CallToolResult;
+}
+
 /**
  * The MCP server of one request (the transport is stateless): tools/list and resources/list from
  * the endpoint, tools/call and resources/read through the app's own routes.
  */
-export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, version: string): Server {
+export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, version: string, settled?: SettledCall): Server {
   const capabilities = { tools: { listChanged: false }, ...(endpoint.resources.length > 0 ? { resources: { listChanged: false } } : {}) };
   const server = new Server({ name: endpoint.name, title: endpoint.title, version }, { capabilities, instructions: endpoint.instructions, jsonSchemaValidator: schemaValidator });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: endpoint.listedTools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (settled?.name === request.params.name) return settled.result;
     const tool = endpoint.byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, 'No tool has this name; tools/list names them.');
     const progressToken = request.params._meta?.progressToken;
@@ -75,14 +95,7 @@ export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, vers
       progressToken === undefined
         ? undefined
         : (done: number, total: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } });
-    try {
-      return await tool.run(request.params.arguments ?? {}, { ...context, progress });
-    } catch (error) {
-      if (error instanceof ApiError) return apiErrorResult(error);
-      // The type only: a message may quote the arguments, tokens included.
-      context.request.log.error({ err: { type: (error as Error)?.name, code: (error as NodeJS.ErrnoException)?.code }, tool: tool.name }, 'tool failed');
-      return apiErrorResult(new ApiError('internal_error'));
-    }
+    return runTool(tool, request.params.arguments ?? {}, { ...context, progress });
   });
 
   if (endpoint.resources.length > 0) {

@@ -28,6 +28,8 @@ export interface Tool {
   input: TObject;
   output: TObject;
   annotations: ToolAnnotations;
+  /** True for a tool that holds the call while it waits (wait_for_reply): see routes.ts#settleHeldCall. */
+  holds?: boolean;
   run(args: ToolArguments, context: ToolContext): Promise<CallToolResult>;
 }
 

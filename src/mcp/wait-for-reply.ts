@@ -160,12 +160,6 @@ export const waitForReply: Tool = {
   }),
   output: WaitResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async (args, context) => {
-    try {
-      return await waitUntilNew(args, context);
-    } catch (error) {
-      if (error instanceof ApiError) return apiErrorResult(error);
-      throw error;
-    }
-  },
+  holds: true,
+  run: waitUntilNew,
 };

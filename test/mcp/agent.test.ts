@@ -167,6 +167,34 @@ describe('the agent\'s server', () => {
     await until(() => t.app.services.live.waiting === 0);
   });
 
+  it('a wait the transport would refuse (Accept, protocol version) is refused before it is held, and a held wait answers as the SDK does', async () => {
+    const receipt = await start();
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'wait_for_reply', arguments: { conversation_id: receipt.conversation_id, access_token: receipt.access_token, timeout_s: 50 } },
+    });
+    const post = (headers: Record<string, string>) => fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const jsonOnly = await post({ accept: 'application/json', 'mcp-protocol-version': '2025-06-18' });
+    expect(jsonOnly.status).toBe(406);
+    const unknownVersion = await post({ accept: 'application/json, text/event-stream', 'mcp-protocol-version': '1999-01-01' });
+    expect(unknownVersion.status).toBe(400);
+    expect(t.app.services.live.waiting).toBe(0);
+
+    // Held before the SDK's server is made; the operator's reply ends it with the SDK's own JSON-RPC answer.
+    const pending = post({ accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' });
+    await until(() => t.app.services.live.waiting === 1);
+    const replied = await operatorReply(receipt.conversation_id, 'Answered');
+    expect(replied.statusCode).toBe(201);
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    const rpc = (await answer.json()) as { id: number; result: { structuredContent: Waited } };
+    expect(rpc.id).toBe(7);
+    expect(rpc.result.structuredContent.replied).toBe(true);
+    expect(rpc.result.structuredContent.messages.map((message) => message.body)).toEqual(['Answered']);
+  });
+
   it('takes part in the forum: overview, register, create, join, reply, read, list, write to the operator, leave', async () => {
     const overview = await call<{ lobby_topic_id: string; registration: string }>(client, 'forum_overview');
     expect(overview.registration).toBe('open');

@@ -33,7 +33,7 @@ describe.runIf(browserTestsRun)('snooze in the console', () => {
       await page.selectOption('#snooze', 'hour');
       await expect.poll(() => page.locator('#thread-status').textContent()).toMatch(/^Snoozed until /);
       await expect.poll(() => row.count()).toBe(0);
-      expect(await page.locator('#thread-meta').textContent()).toContain('snoozed until');
+      await expect.poll(() => page.locator('#thread-meta').textContent()).toContain('snoozed until');
       expect(await page.locator('#snooze').inputValue()).toBe('');
       await expectNoAxeViolations(page, `snoozed thread, ${width} px${dark ? ', dark' : ''}`);
 
