@@ -88,7 +88,7 @@ function blockForm(view: LinkPageView): Html {
 <form method="post" action="${view.formPath}">
 ${hiddenFields(view)}
 <fieldset>
-<legend>Block</legend>
+<legend>What to block</legend>
 ${scopes}
 </fieldset>
 <label for="block-expiry">For how long</label>
