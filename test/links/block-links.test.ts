@@ -101,7 +101,8 @@ describe('blocking from an action link', () => {
     const path = linkPath(t, `conversation:${conversation.conversation_id}`);
     const fields = formFields(await t.inject({ method: 'GET', url: path }));
     const form = { ...fields, action: 'block', scope: 'source', expires_in: '30d' };
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }]) {
+    const crossSite: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }];
+    for (const headers of crossSite) {
       expect((await postForm(t, path, form, headers)).statusCode, JSON.stringify(headers)).toBe(403);
     }
     expect((await postForm(t, path, { ...form, form_token: '' })).statusCode).toBe(403);
