@@ -14,7 +14,7 @@ export interface WebhookOutboxTable {
 /** Why events left the outbox unsent: past WEBHOOK_OUTBOX_MAX, or after WEBHOOK_GIVE_UP_SECONDS of failures. */
 export type LossReason = 'dropped' | 'given_up';
 
-/** Events given up, by reason (migration 0020): how many in all, and the last time. */
+/** Events given up, by reason (migration 0019): how many in all, and the last time. */
 export interface WebhookLossesTable {
   reason: LossReason;
   events: number;
