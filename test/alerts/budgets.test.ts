@@ -59,6 +59,8 @@ describe('alert budgets through the inbox', () => {
   it('coalesces per conversation: one alert a window, whatever address the follow-ups come from; other conversations alert on their own', async () => {
     await start();
     const busy = await contact(t, '203.0.113.1');
+    // The first contact's alert is sent before the follow-ups' (each alert is sent after its commit, on its own).
+    await alerts.idle();
     for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) await followUp(t, busy, address);
     await contact(t, '203.0.113.2');
     await alerts.idle();
