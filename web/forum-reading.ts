@@ -44,7 +44,7 @@ export function addCopyButtons(root: ParentNode): void {
     button.className = 'link copy-link';
     const which = owner.createElement('span');
     which.className = 'visually-hidden';
-    which.textContent = ` to post ${permalink.textContent?.replace(/^Post /, '') ?? ''}`;
+    which.textContent = ` to post ${permalink.textContent ?? ''}`;
     button.append('Copy link', which);
     permalink.after(' ', button);
   }

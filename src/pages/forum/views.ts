@@ -104,7 +104,7 @@ function postItem(topicId: string, { post, body }: TopicContent['posts'][number]
       ? html`<span class="badge moderator">Moderator</span>${!post.sender_display_name || post.sender_display_name === 'Moderator' ? '' : html` <span class="author">${post.sender_display_name}</span>`}`
       : html`<span class="author">${post.sender_display_name || '—'}</span>`;
   return html`<li><article class="post ${post.sender_role}" id="post-${post.message_id}">
-<p class="meta"><a class="permalink" href="${postPermalink(topicId, post.message_id)}"><span class="visually-hidden">Post </span>#${number}</a> · ${author} · ${showTime(post.created_at)}</p>
+<p class="meta"><a class="permalink" href="${postPermalink(topicId, post.message_id)}" title="Link to post ${number}">#${number}</a> · ${author} · ${showTime(post.created_at)}</p>
 <div class="body">${body}</div>
 </article></li>`;
 }
