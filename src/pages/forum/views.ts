@@ -10,7 +10,7 @@ type TopicView = Static<typeof TopicSummary>;
 type PostView = Static<typeof ForumMessage>;
 
 /** From this many posts a topic's newest page offers "Jump to the newest post". */
-export const LONG_PAGE_POSTS = 8;
+const LONG_PAGE_POSTS = 8;
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
