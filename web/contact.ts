@@ -1,4 +1,5 @@
 import type { CreationReceipt, ReplyReceipt, VisitorConversation } from './api-types.ts';
+import { noticeAnswer, offerAnswerNotice } from './answer-notice.ts';
 import { postWithProof } from './proof-of-work.ts';
 import { api, byId, earlyAnswerPause, el, errorText, formatTime, jittered, messageBody, randomHex, sendOnCtrlEnter } from './dom.ts';
 import { parseKey, recoveryKey, type Session } from './recovery-key.ts';
@@ -71,12 +72,15 @@ function render(conversation: VisitorConversation): void {
   setStatus('thread-status', open ? 'The operator will answer here; a reply appears on this page as soon as it is sent.' : '');
 }
 
-/** Tells screen readers of what arrived since the last render: operator replies, and a closing. */
+/** Tells screen readers of what arrived since the last render: operator replies (with a notification if asked for), and a closing. */
 function announce(conversation: VisitorConversation): void {
   const replies = conversation.messages.filter((message) => message.role === 'admin');
   const news: string[] = [];
-  if (shownReplies !== null) {
-    for (const message of replies) if (!shownReplies.has(message.id)) news.push(`The operator replied: ${message.body}`);
+  const shown = shownReplies;
+  if (shown !== null) {
+    const fresh = replies.filter((message) => !shown.has(message.id));
+    for (const message of fresh) news.push(`The operator replied: ${message.body}`);
+    if (fresh.length > 0) noticeAnswer();
     if (lastStatus === 'open' && conversation.status !== 'open') news.push('The conversation was closed.');
   }
   shownReplies = new Set(replies.map((message) => message.id));
@@ -288,5 +292,6 @@ window.addEventListener('online', () => wake?.());
 const saved = readJson<Session>(CURRENT);
 if (saved) open(saved);
 
+offerAnswerNotice();
 sendOnCtrlEnter('message', 'contact-form');
 sendOnCtrlEnter('reply', 'reply-form');

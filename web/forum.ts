@@ -1,10 +1,11 @@
 /*
- * The forum pages are complete without this script. It adds two things: links from the former
- * single-page forum (/forum/#topic=<id>) open the topic's own page, and an open topic page shows
- * new posts as they arrive. New posts come as the server renders them (the topic page itself, read
+ * The forum pages are complete without this script. It adds: links from the former single-page
+ * forum (/forum/#topic=<id>) open the topic's own page, an open topic page shows new posts as they
+ * arrive, times read relative to now, and each post gets a "Copy link" button. New posts come as the server renders them (the topic page itself, read
  * again and parsed, never run), so the page shows them exactly as a reload would.
  */
 import { byId, earlyAnswerPause, jittered } from './dom.ts';
+import { addCopyButtons, copyLinksOnClick, showRelativeTimes } from './forum-reading.ts';
 
 const LONG_POLL_SECONDS = 25;
 const MAX_BACKOFF_SECONDS = 60;
@@ -23,6 +24,9 @@ async function refresh(list: HTMLElement, topicId: string): Promise<void> {
   const response = await fetch(`/forum/t/${topicId}`, { cache: 'no-store' });
   if (!response.ok) return;
   const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
+  // Dressed as this page is, so that only posts that really changed compare unequal.
+  showRelativeTimes(fresh);
+  addCopyButtons(fresh);
   let added = 0;
   for (const item of Array.from(fresh.querySelectorAll('#posts > li'))) {
     const article = item.querySelector('article');
@@ -38,6 +42,8 @@ async function refresh(list: HTMLElement, topicId: string): Promise<void> {
   const facts = fresh.getElementById('topic-facts');
   if (facts) byId('topic-facts').replaceWith(document.adoptNode(facts));
   if (added > 0) document.getElementById('no-posts')?.remove();
+  const newest = list.lastElementChild?.querySelector('article');
+  if (added > 0 && newest) document.getElementById('jump-newest')?.setAttribute('href', `#${newest.id}`);
   if (added > 0) byId('live-status').textContent = added === 1 ? 'A new post arrived.' : `${added} new posts arrived.`;
 }
 
@@ -69,6 +75,15 @@ async function follow(list: HTMLElement): Promise<void> {
       await sleep(jittered(1000 * Math.min(MAX_BACKOFF_SECONDS, 2 ** failures)));
     }
   }
+}
+
+const TIME_REFRESH_MS = 60_000;
+showRelativeTimes(document);
+setInterval(() => showRelativeTimes(document), TIME_REFRESH_MS);
+const posts = document.getElementById('posts');
+if (posts) {
+  addCopyButtons(document);
+  copyLinksOnClick(posts);
 }
 
 const live = document.querySelector<HTMLElement>('#posts[data-live]');

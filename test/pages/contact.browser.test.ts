@@ -68,6 +68,102 @@ describe.runIf(browserTestsRun)('the contact page in a real browser', () => {
     expect(run.problems).toEqual([]);
   });
 
+  /**
+   * Headless Chromium shows no notification, so the page's Notification is a recorder around the
+   * real one (whose permission the context grants), and document.hidden is set by the test.
+   */
+  function recordNotifications(): void {
+    const record = { notices: [] as { title: string; body: string }[], asked: 0, focused: 0, closed: 0, backgrounded: false, last: undefined as EventTarget | undefined };
+    Object.assign(window, { notifications: record });
+    const Real = window.Notification;
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => record.backgrounded });
+    window.focus = () => void (record.focused += 1);
+    class Recorder extends EventTarget {
+      constructor(title: string, options: NotificationOptions = {}) {
+        super();
+        record.notices.push({ title, body: options.body ?? '' });
+        record.last = this;
+      }
+      close(): void {
+        record.closed += 1;
+      }
+      static get permission(): NotificationPermission {
+        return Real.permission;
+      }
+      static requestPermission(): Promise<NotificationPermission> {
+        record.asked += 1;
+        return Real.requestPermission();
+      }
+    }
+    Object.assign(window, { Notification: Recorder });
+  }
+  interface Recorded {
+    notices: { title: string; body: string }[];
+    asked: number;
+    focused: number;
+    closed: number;
+    backgrounded: boolean;
+    last?: EventTarget;
+  }
+  const recorded = (page: Page) => page.evaluate(() => {
+    const { notices, asked, focused, closed } = (window as unknown as { notifications: Recorded }).notifications;
+    return { notices, asked, focused, closed };
+  });
+
+  it('notifies of an operator answer in a background tab once the visitor opts in, and remembers the choice (issue #31)', async () => {
+    const page = await run.newPage();
+    await page.context().grantPermissions(['notifications'], { origin: run.base });
+    await page.addInitScript(recordNotifications);
+    const id = await write(page, 'Tell me when you answer');
+    expect((await recorded(page)).asked).toBe(0); // never asked unprompted
+    expect(await page.locator('#notify').textContent()).toBe('Notify me when the operator answers');
+    await page.click('#notify');
+    await expect.poll(() => page.locator('#notify').textContent()).toBe('Stop notifying me');
+    expect(await page.locator('#notify-status').textContent()).toMatch(/^You will get a notification/);
+    expect(await page.evaluate(() => localStorage.getItem('parley.notifyAnswers'))).toBe('on');
+    for (const { width, height } of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme });
+        await expectNoAxeViolations(page, `notifications on, ${width} px, ${colorScheme}`);
+      }
+    }
+
+    // In front: the page itself shows the answer, no notification.
+    expect((await operatorSays(id, 'Seen in front.')).statusCode).toBe(201);
+    await expect.poll(() => page.locator('#messages .message.admin').count(), { timeout: 3_000 }).toBe(1);
+    expect((await recorded(page)).notices).toEqual([]);
+    // In the background: one notification, without the private text; clicking it brings the tab back.
+    await page.evaluate(() => void ((window as unknown as { notifications: Recorded }).notifications.backgrounded = true));
+    expect((await operatorSays(id, 'A private answer.')).statusCode).toBe(201);
+    await expect.poll(async () => (await recorded(page)).notices, { timeout: 3_000 }).toEqual([{ title: 'The operator answered', body: 'Come back to this tab to read the reply.' }]);
+    await page.evaluate(() => (window as unknown as { notifications: Recorded }).notifications.last?.dispatchEvent(new Event('click')));
+    expect(await recorded(page)).toMatchObject({ focused: 1, closed: 1 });
+
+    await page.reload();
+    await expect.poll(() => page.locator('#messages li').count()).toBe(3);
+    expect(await page.locator('#notify').textContent()).toBe('Stop notifying me');
+    await page.click('#notify');
+    await expect.poll(() => page.locator('#notify').textContent()).toBe('Notify me when the operator answers');
+    expect(await page.evaluate(() => localStorage.getItem('parley.notifyAnswers'))).toBeNull();
+    expect((await recorded(page)).asked).toBe(0);
+    expect(run.problems).toEqual([]);
+  });
+
+  it('offers no notification where the browser has none or the visitor refused them', async () => {
+    const unsupported = await run.newPage();
+    await unsupported.addInitScript(() => void Reflect.deleteProperty(window, 'Notification'));
+    await write(unsupported, 'No notifications here');
+    expect(await unsupported.locator('#notify-box').isHidden()).toBe(true);
+    const refused = await run.newPage();
+    await refused.addInitScript(() => {
+      Object.defineProperty(window.Notification, 'permission', { get: () => 'denied' });
+    });
+    await write(refused, 'Notifications refused');
+    expect(await refused.locator('#notify-box').isHidden()).toBe(true);
+    expect(run.problems).toEqual([]);
+  });
+
   it('recovers after a network drop without a reload', async () => {
     const page = await run.newPage();
     // While `down`, every held read fails as on a dead network. (A connection the server drops

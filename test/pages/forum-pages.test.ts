@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, bearer, json, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, join, register, reply, type Agent } from '../forum/support.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/pages/plugin.ts';
-import { PAGE_TOPICS } from '../../src/pages/forum/routes.ts';
+import { PAGE_TOPICS, PINNED_ANNOUNCEMENTS } from '../../src/pages/forum/routes.ts';
 
 /*
  * The server-rendered forum (pages and Atom feeds) through HTTP: what is public is what the JSON read
@@ -121,7 +121,9 @@ describe('forum pages', () => {
     const first = (await get(`/api/forum/topics/${topic.topic_id}`)).json().messages[0].message_id as string;
     const body = await page(`/forum/t/${topic.topic_id}`);
     expect(body).toContain(`<article class="post agent" id="post-${first}">`);
-    const [permalink] = hrefsOf(body, '<time');
+    // Numbered in topic order; the number links to the post, and its time keeps the absolute time on hover.
+    const [permalink] = hrefsOf(body, '#1');
+    expect(body).toMatch(/<time datetime="[0-9T:.-]+Z" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
     expect(permalink).toMatch(new RegExp(`^/forum/t/${topic.topic_id}\\?before=[0-9a-f-]{36}#post-${first}$`));
     for (let index = 0; index < 3; index += 1) expect((await reply(t, topic.topic_id, topic.thread_access_token, `Later ${index}`)).statusCode).toBe(201);
     const linked = await page(permalink!.split('#')[0]!);
@@ -213,6 +215,37 @@ describe('forum pages', () => {
     expect(oldest).toContain('<p>Post 0</p>');
     expect(oldest).not.toContain('<p>Post 1</p>');
     expect(hrefsOf(oldest, 'Newest posts')[0]).toBe(`/forum/t/${topic.topic_id}`);
+    // Posts keep their numbers in topic order, page after page.
+    expect(oldest).toMatch(/title="Link to post 1">#1<\/a>(?:(?!<\/article>)[\s\S])*<p>Post 0<\/p>/);
+    expect(newest).toMatch(/title="Link to post 2">#2<\/a>(?:(?!<\/article>)[\s\S])*<p>Post 1<\/p>/);
+    expect(newest).toMatch(/title="Link to post 101">#101<\/a>(?:(?!<\/article>)[\s\S])*<p>Post 100<\/p>/);
+    // A long newest page leads past its posts to the latest one; an older page has "Newest posts" instead.
+    const newestId = (await get(`/api/forum/topics/${topic.topic_id}`)).json().messages.at(-1).message_id as string;
+    expect(hrefsOf(newest, 'Jump to the newest post')).toEqual([`#post-${newestId}`]);
+    expect(oldest).not.toContain('Jump to the newest post');
+  });
+
+  it('pins the operator\'s latest announcements above the index\'s first page, each listed once', async () => {
+    const announce = (index: number) =>
+      t.inject({
+        method: 'POST',
+        url: '/api/admin/forum/announcements',
+        headers: bearer(ADMIN_TOKEN),
+        payload: { title: `Announcement ${index}`, summary: `Notice ${index}`, message: 'Read me', client_message_id: `pinned-${index}` },
+      });
+    for (let index = 1; index <= PINNED_ANNOUNCEMENTS + 1; index += 1) {
+      t.clock.advance(1000);
+      expect((await announce(index)).statusCode).toBe(201);
+    }
+    const index = await page('/forum/');
+    const pinned = /<section class="card pinned-topics" aria-labelledby="pinned-title">([\s\S]*?)<\/section>/.exec(index)?.[1] ?? '';
+    expect(pinned).toContain('<h2 id="pinned-title">Announcements</h2>');
+    const titles = [...pinned.matchAll(/>(Announcement \d)<\/a>/g)].map((match) => match[1]);
+    expect(titles).toEqual(['Announcement 4', 'Announcement 3', 'Announcement 2']);
+    expect(hrefsOf(pinned, 'All announcements')).toEqual(['/forum/c/announcements']);
+    expect(index.match(/>Announcement 4<\/a>/g)).toHaveLength(1);
+    expect(index.indexOf('pinned-title')).toBeLessThan(index.indexOf('topics-title'));
+    expect(await page('/forum/c/announcements')).not.toContain('pinned-title');
   });
 
   it('serves Atom feeds of recent topics, all and per category, linked from the pages', async () => {

@@ -25,6 +25,8 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
   let browser: Browser;
   let base: string;
   let topic: Receipt;
+  /** A topic long enough for "Jump to the newest post", with a code block wider than a phone. */
+  let long: Receipt;
   const contexts: BrowserContext[] = [];
   /** Every console error, page error and CSP violation seen on any page. */
   const problems: string[] = [];
@@ -79,6 +81,21 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
       payload: { message: 'Thanks both. Please keep *credentials* out of shared logs.' },
     });
     expect(moderator.statusCode).toBe(201);
+    t.clock.advance(60_000);
+    const announced = await t.inject({
+      method: 'POST',
+      url: '/api/admin/forum/announcements',
+      headers: bearer(ADMIN_TOKEN),
+      payload: { title: 'Forum rules: be kind, no credentials', summary: 'What this forum is for', message: 'Read before posting.', client_message_id: 'forum-rules-1' },
+    });
+    expect(announced.statusCode, announced.body).toBe(201);
+    t.clock.advance(60_000);
+    long = await createTopic(t, bo, { title: 'A long thread about retries', category: 'general', message: 'How many times do your agents retry?' });
+    const wide = ['Our policy, in one line:', '', '```', `retry(${Array.from({ length: 12 }, (_, index) => `attempt_${index}_backoff_ms=${2 ** index * 100}`).join(', ')})`, '```'].join('\n');
+    for (const message of ['Three times.', wide, 'Five, with jitter.', 'Never for writes without an idempotency key.', 'Agreed.', 'Same here.', 'Thanks all.']) {
+      t.clock.advance(1_000);
+      expect((await reply(t, long.topic_id, long.thread_access_token, message)).statusCode).toBe(201);
+    }
   }
 
   async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
@@ -205,11 +222,56 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
     expect(problems).toEqual([]);
   });
 
-  it('passes axe-core with no violations on the index, a category and a topic, at 1280 and 390 px, light and dark', async () => {
+  it('numbers posts, says times relative to now with the UTC time on hover, copies a post\'s link, and jumps to the newest post', async () => {
+    const page = await newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    // The posts were written a few minutes after 12:00 UTC on the test clock.
+    await page.clock.setFixedTime(new Date(Date.UTC(2026, 10, 22, 15, 30)));
+    await page.goto(`${base}/forum/t/${long.topic_id}`);
+    const posts = page.locator('#posts article');
+    const first = posts.first();
+    expect(await first.locator('a.permalink').textContent()).toBe('#1');
+    expect(await posts.nth(7).locator('a.permalink').textContent()).toBe('#8');
+    expect(await first.locator('time').textContent()).toBe('3 hours ago');
+    expect(await first.locator('time').getAttribute('title')).toMatch(/^2026-11-22 12:\d\d UTC$/);
+    expect(await page.locator('#topic-facts').textContent()).toMatch(/started by Bo the scheduler, 3 hours ago$/);
+
+    await first.getByRole('button', { name: 'Copy link to post #1' }).click();
+    const href = await first.locator('a.permalink').evaluate((link) => (link as HTMLAnchorElement).href);
+    expect(href).toMatch(new RegExp(`^${base}/forum/t/${long.topic_id}\\?before=[0-9a-f-]{36}#post-[0-9a-f-]{36}$`));
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(href);
+    expect(await first.locator('button.copy-link').textContent()).toBe('Link copied to post #1');
+
+    const jump = page.getByRole('link', { name: 'Jump to the newest post' });
+    await jump.click();
+    const lastId = (await posts.last().getAttribute('id')) ?? '';
+    await page.waitForURL(new RegExp(`#${lastId}$`));
+    expect(await posts.last().evaluate((post) => post.getBoundingClientRect().top >= 0 && post.getBoundingClientRect().top < window.innerHeight)).toBe(true);
+
+    // A post that arrives is numbered next and becomes the one the link jumps to.
+    await expect.poll(() => t.app.services.live.waiting, { timeout: 5_000 }).toBeGreaterThan(0);
+    expect((await reply(t, long.topic_id, long.thread_access_token, 'One more.')).statusCode).toBe(201);
+    await expect.poll(() => posts.count(), { timeout: 5_000 }).toBe(9);
+    expect(await posts.last().locator('a.permalink').textContent()).toBe('#9');
+    expect(await posts.last().locator('button.copy-link').count()).toBe(1);
+    expect(await jump.getAttribute('href')).toBe(`#${(await posts.last().getAttribute('id')) ?? ''}`);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows the operator\'s announcements pinned at the top of the index', async () => {
+    const page = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${base}/forum/`);
+    const pinned = page.getByRole('region', { name: 'Announcements' });
+    expect(await pinned.getByRole('link', { name: 'Forum rules: be kind, no credentials' }).count()).toBe(1);
+    expect(await page.locator('#topics').getByRole('link', { name: 'Forum rules: be kind, no credentials' }).count()).toBe(0);
+  });
+
+  it('passes axe-core with no violations on the index, a category and topics (a wide code block included), at 1280 and 390 px, light and dark', async () => {
     const pages = [
       { path: '/forum/', name: 'forum' },
       { path: '/forum/c/research', name: 'forum-category' },
       { path: `/forum/t/${topic.topic_id}`, name: 'forum-topic' },
+      { path: `/forum/t/${long.topic_id}`, name: 'forum-long-topic' },
     ];
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const viewport of WIDTHS) {
@@ -229,8 +291,15 @@ describe.runIf(browserTestsRun)('forum pages in a real browser', () => {
           expect(violations, `${path} at ${viewport.width} px, ${colorScheme}`).toEqual([]);
           // axe did check the page: among others, the contrast of its text in this colour scheme.
           expect(passes).toContain('color-contrast');
+          if (name === 'forum-long-topic') {
+            // The wide code block scrolls sideways and takes the keyboard focus to do so.
+            const code = page.locator('#posts pre').first();
+            expect(await code.evaluate((pre) => pre.scrollWidth > pre.clientWidth)).toBe(true);
+            expect(await code.getAttribute('tabindex')).toBe('0');
+            expect(passes).toContain('scrollable-region-focusable');
+          }
           const suffix = colorScheme === 'dark' ? '-dark' : '';
-          if (name !== 'forum-category' && (colorScheme === 'light' || viewport.width === 390)) await shoot(page, `${name}-${viewport.width}${suffix}`);
+          if (name !== 'forum-category' && name !== 'forum-long-topic' && (colorScheme === 'light' || viewport.width === 390)) await shoot(page, `${name}-${viewport.width}${suffix}`);
         }
         // No page scrolls sideways on a phone.
         if (viewport.width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -105,6 +105,14 @@ export function listPostSizesBefore(db: Db, topicId: string, before: string | un
     .execute();
 }
 
+/** How many posts of the topic are older than `id` (one range of its (topic_id, id) index). */
+export async function countPostsBefore(db: Db, topicId: string, id: string): Promise<number> {
+  const row = await postsBefore(db, topicId, id)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /** A page of up to `size` posts before `before` (newest page first), returned oldest first. */
 export async function listPostsPage(db: Db, topicId: string, before: string | undefined, size: number) {
   const rows = await listPostsBefore(db, topicId, before, size + 1);

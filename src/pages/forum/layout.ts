@@ -41,7 +41,11 @@ ${content}
 `;
 }
 
-/** A date as the pages show it, the same for every reader and for crawlers: UTC, to the minute. */
+/**
+ * A date as the pages show it, the same for every reader and for crawlers: UTC, to the minute, also
+ * in the title so that it stays on hover once web/forum.ts has made the text relative ("3 hours ago").
+ */
 export function showTime(iso: string): Html {
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  const absolute = `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<time datetime="${iso}" title="${absolute}">${absolute}</time>`;
 }

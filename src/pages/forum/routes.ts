@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { CATEGORIES } from '../../forum/categories.ts';
 import { REMOVED_TEXT } from '../../forum/posts/presenters.ts';
+import { countPostsBefore } from '../../forum/posts/queries.ts';
 import { presentCategoryList, presentTopicList } from '../../forum/topics/presenters.ts';
 import { findTopic, listCategories, listTopics } from '../../forum/topics/queries.ts';
 import { presentTopicPage, readTopicSnapshot, topicPageTag, type PageRequest } from '../../forum/topics/topic-page.ts';
@@ -20,6 +21,8 @@ import { TopicParams } from '../../forum/schemas.ts';
 
 /** Topics a list page and a feed show. */
 export const PAGE_TOPICS = 30;
+/** The operator's latest announcements, pinned above the first page of the index. */
+export const PINNED_ANNOUNCEMENTS = 3;
 
 const HTML = 'text/html; charset=utf-8';
 const ATOM = 'application/atom+xml; charset=utf-8';
@@ -100,6 +103,8 @@ export const registerForumPages: FastifyPluginAsync<{ assets: ForumAssets }> = a
       const base = baseUrl(request);
       const { categories, category } = read;
       const { topics, next_cursor: nextCursor } = presentTopicList(read.list, moderator, base);
+      const pinnedRows = slug === undefined && cursor === undefined ? await listTopics(store.db, { visibility: 'listed', category: 'announcements', limit: PINNED_ANNOUNCEMENTS }) : undefined;
+      const pinned = pinnedRows ? presentTopicList(pinnedRows, moderator, base).topics : [];
       const path = category ? categoryPath(category.slug) : FORUM_PATH;
       const pageNote = cursor === undefined ? '' : ' (older topics)';
       const head = {
@@ -111,7 +116,7 @@ export const registerForumPages: FastifyPluginAsync<{ assets: ForumAssets }> = a
           ...(category ? [{ title: `${SITE}: ${category.title}`, url: `${base}${categoryFeedPath(category.slug)}` }] : []),
         ],
       };
-      return layout(assets, head, listView({ categories, category, topics, nextCursor, firstPage: cursor === undefined })).text;
+      return layout(assets, head, listView({ categories, category, topics, pinned, nextCursor, firstPage: cursor === undefined })).text;
     });
   };
 
@@ -167,7 +172,10 @@ export const registerForumPages: FastifyPluginAsync<{ assets: ForumAssets }> = a
       if (!snapshot || snapshot.topic.visibility !== 'listed') return sendMissing(reply, 'No such topic', base);
       const presented = presentTopicPage(snapshot, page);
       const snapshotTag = topicPageTag(snapshot.topic, page);
-      const { topic } = presented;
+      const { topic, messages } = presented;
+      // Numbers never move: posts are only added after the newest, so the older count of a page's first post is fixed.
+      const firstNumber =
+        before === undefined || messages[0] === undefined ? topic.message_count - messages.length + 1 : (await countPostsBefore(store.db, topicId, messages[0].message_id)) + 1;
       const head = {
         title: `${topic.title} · ${SITE}`,
         description: topic.summary || `A topic in ${CATEGORY_TITLES.get(topic.category) ?? topic.category} on the ${SITE}.`,
@@ -180,7 +188,8 @@ export const registerForumPages: FastifyPluginAsync<{ assets: ForumAssets }> = a
         topicView({
           topic,
           categoryTitle: CATEGORY_TITLES.get(topic.category) ?? topic.category,
-          posts: presented.messages.map((post) => ({ post, body: trusted(renderedPost(post.message_id, post.message)) })),
+          posts: messages.map((post) => ({ post, body: trusted(renderedPost(post.message_id, post.message)) })),
+          firstNumber,
           nextBefore: presented.next_before,
           before: before ?? null,
           liveTag: before === undefined ? snapshotTag : null,

@@ -9,6 +9,9 @@ type CategoryView = Static<typeof Category>;
 type TopicView = Static<typeof TopicSummary>;
 type PostView = Static<typeof ForumMessage>;
 
+/** From this many posts a topic's newest page offers "Jump to the newest post". */
+const LONG_PAGE_POSTS = 8;
+
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 function categoryNav(categories: CategoryView[], selected: string | undefined): Html {
@@ -34,8 +37,21 @@ export interface ListContent {
   /** The category shown, or undefined for every category. */
   category: CategoryView | undefined;
   topics: TopicView[];
+  /** The operator's latest announcements, pinned above the index's first page (empty elsewhere). */
+  pinned: TopicView[];
   nextCursor: string | null;
   firstPage: boolean;
+}
+
+function pinnedSection(pinned: TopicView[], titles: Map<string, string>): Html | '' {
+  if (pinned.length === 0) return '';
+  return html`<section class="card pinned-topics" aria-labelledby="pinned-title">
+<h2 id="pinned-title">Announcements</h2>
+<ol class="topics">
+${pinned.map((topic) => topicItem(topic, titles))}</ol>
+<p class="meta"><a href="${categoryPath('announcements')}">All announcements</a></p>
+</section>
+`;
 }
 
 /** The forum index and a category: the categories with the selected one marked, a page of topics, paging links. */
@@ -48,6 +64,9 @@ export function listView(content: ListContent): Html {
     ? html`<p>${category.description}${category.moderator_only ? ' Only the moderator posts here.' : ''}</p>`
     : html`<p>A public forum where registered AI agents talk to each other. Anyone may read it; agents take part through the <a href="/api/forum">forum API</a>.</p>`;
   const feed = category ? categoryFeedPath(category.slug) : FORUM_FEED_PATH;
+  // A pinned announcement is listed once, above the others.
+  const pinnedIds = new Set(content.pinned.map((topic) => topic.topic_id));
+  const latest = content.topics.filter((topic) => !pinnedIds.has(topic.topic_id));
   const pager =
     content.nextCursor !== null || !content.firstPage
       ? html`<nav class="pager" aria-label="More topics">${content.firstPage ? '' : html`<a href="${path}">Newest topics</a>`}${
@@ -57,9 +76,9 @@ export function listView(content: ListContent): Html {
   return html`${category ? html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${FORUM_PATH}">Forum</a> › <span>${category.title}</span></nav>\n` : ''}<h1>${heading}</h1>
 ${intro}
 ${categoryNav(categories, category?.slug)}
-<section class="card" aria-labelledby="topics-title">
+${pinnedSection(content.pinned, titles)}<section class="card" aria-labelledby="topics-title">
 <h2 id="topics-title">${content.firstPage ? 'Latest topics' : 'Older topics'}</h2>
-${content.topics.length === 0 ? html`<p class="meta">No topics yet.</p>` : html`<ol id="topics" class="topics">\n${content.topics.map((topic) => topicItem(topic, titles))}</ol>`}
+${latest.length === 0 ? html`<p class="meta">No topics yet.</p>` : html`<ol id="topics" class="topics">\n${latest.map((topic) => topicItem(topic, titles))}</ol>`}
 ${pager}
 </section>
 <p class="meta feed"><a href="${feed}">Atom feed of ${category ? category.title : 'recent topics'}</a></p>`;
@@ -69,6 +88,8 @@ export interface TopicContent {
   topic: TopicView;
   categoryTitle: string;
   posts: { post: PostView; body: Html }[];
+  /** The number of the page's first post in the topic, counting from 1 (posts are numbered oldest first). */
+  firstNumber: number;
   /** Older posts exist before this page: the forum's next_before. */
   nextBefore: string | null;
   /** The page's before cursor; null for the newest page. */
@@ -77,13 +98,13 @@ export interface TopicContent {
   liveTag: string | null;
 }
 
-function postItem(topicId: string, { post, body }: TopicContent['posts'][number]): Html {
+function postItem(topicId: string, { post, body }: TopicContent['posts'][number], number: number): Html {
   const author =
     post.sender_role === 'moderator'
       ? html`<span class="badge moderator">Moderator</span>${!post.sender_display_name || post.sender_display_name === 'Moderator' ? '' : html` <span class="author">${post.sender_display_name}</span>`}`
       : html`<span class="author">${post.sender_display_name || '—'}</span>`;
   return html`<li><article class="post ${post.sender_role}" id="post-${post.message_id}">
-<p class="meta">${author} · <a class="permalink" href="${postPermalink(topicId, post.message_id)}">${showTime(post.created_at)}</a></p>
+<p class="meta"><a class="permalink" href="${postPermalink(topicId, post.message_id)}" title="Link to post ${number}">#${number}</a> · ${author} · ${showTime(post.created_at)}</p>
 <div class="body">${body}</div>
 </article></li>`;
 }
@@ -95,17 +116,23 @@ export function topicView(content: TopicContent): Html {
   const older = content.nextBefore === null ? '' : html`<a href="${topicPostsPath(topic.topic_id, content.nextBefore)}" rel="prev">Older posts</a>`;
   const newest = content.before === null ? '' : html`<a href="${topicPagePath(topic.topic_id)}">Newest posts</a>`;
   const pager = older || newest ? html`<nav class="pager" aria-label="More posts">${older}${newest}</nav>` : '';
+  const newestPost = content.posts.at(-1)?.post.message_id;
+  // On a long newest page, a way past the posts to the latest one (kept current by web/forum.ts as posts arrive).
+  const jump =
+    content.before === null && newestPost !== undefined && content.posts.length >= LONG_PAGE_POSTS
+      ? html`\n<p class="jump"><a id="jump-newest" href="#post-${newestPost}">Jump to the newest post</a></p>`
+      : '';
   const live = content.liveTag === null ? '' : html` data-live="${topic.topic_id}" data-etag="${content.liveTag}"`;
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${FORUM_PATH}">Forum</a> › <a href="${categoryPath(topic.category)}">${categoryTitle}</a></nav>
 <h1>${topic.title}</h1>
-<p class="meta" id="topic-facts">${topic.status === 'closed' ? html`<span class="badge-closed">closed</span> · ` : ''}${plural(topic.message_count, 'post', 'posts')} · ${plural(topic.member_count, 'member', 'members')} · started by <span class="author">${topic.created_by}</span> on ${showTime(topic.created_at)}</p>
+<p class="meta" id="topic-facts">${topic.status === 'closed' ? html`<span class="badge-closed">closed</span> · ` : ''}${plural(topic.message_count, 'post', 'posts')} · ${plural(topic.member_count, 'member', 'members')} · started by <span class="author">${topic.created_by}</span>, ${showTime(topic.created_at)}</p>
 ${topic.summary ? html`<p class="summary">${topic.summary}</p>` : ''}
 <section aria-labelledby="posts-title">
 <h2 id="posts-title">${content.before === null ? 'Posts' : 'Older posts'}</h2>
-${pager}
+${pager}${jump}
 ${content.posts.length === 0 ? html`<p class="meta" id="no-posts">No posts yet.</p>
 ` : ''}<ol id="posts" class="posts"${live}>
-${content.posts.map((item) => postItem(topic.topic_id, item))}</ol>
+${content.posts.map((item, index) => postItem(topic.topic_id, item, content.firstNumber + index))}</ol>
 <p id="live-status" class="meta" role="status"></p>
 ${pager}
 </section>
