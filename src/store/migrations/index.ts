@@ -16,6 +16,7 @@ import * as actionLinks from './0014_action_links.ts';
 import * as blocksAndRotation from './0015_blocks_and_rotation.ts';
 import * as challengesAndVerifiedAgents from './0016_challenges_and_verified_agents.ts';
 import * as snooze from './0017_snooze.ts';
+import * as conversationSourceIndex from './0018_conversation_source_index.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_blocks_and_rotation': blocksAndRotation,
   '0016_challenges_and_verified_agents': challengesAndVerifiedAgents,
   '0017_snooze': snooze,
+  '0018_conversation_source_index': conversationSourceIndex,
 };
