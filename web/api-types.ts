@@ -13,6 +13,7 @@ import type * as Replies from '../src/inbox/schemas.ts';
 import type * as Operator from '../src/inbox/operator/schemas.ts';
 import type * as Visitor from '../src/inbox/visitor/schemas.ts';
 import type * as SavedReplies from '../src/inbox/saved-replies/schemas.ts';
+import type * as Webhooks from '../src/webhooks/schemas.ts';
 
 export type CreationReceipt = Static<typeof Visitor.CreationReceipt>;
 export type VisitorConversation = Static<typeof Visitor.VisitorConversation>;
@@ -21,6 +22,7 @@ export type ReplyReceipt = Static<typeof Replies.ReplyReceipt>;
 export type InboxOverview = Static<typeof Operator.InboxOverview>;
 export type ReviewLabels = Static<typeof Operator.ReviewLabels>;
 export type NotificationSettings = Static<typeof Operator.NotificationSettings>;
+export type WebhookStatus = Static<typeof Webhooks.WebhookStatus>;
 export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typeof Operator.TestAlertFailure>;
 export type ConversationList = Static<typeof Operator.ConversationList>;
 export type ConversationListItem = Static<typeof Operator.ConversationListItem>;

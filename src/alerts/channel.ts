@@ -12,6 +12,8 @@ export interface AlertMessage {
   thread?: string;
   /** The link that opens the thing it is about (a capability: never logged). */
   link?: string;
+  /** The form body that closes the conversation when posted to `link` (a conversation's signed link only). */
+  closeForm?: string;
   /** Only with ALERT_INCLUDE_TEXT=true. */
   excerpt?: AlertExcerpt;
 }

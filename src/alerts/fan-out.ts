@@ -45,6 +45,8 @@ export interface AlertOptions {
   timeoutMs?: number;
   /** The link that opens a conversation or bridge (signed one-tap links); none by default. */
   linkFor?: (thread: string) => string | undefined;
+  /** The form body that closes a conversation through its link (ActionLinks.closeFormFor), for ntfy's Close button. */
+  closeFormFor?: (link: string) => string | undefined;
 }
 
 /** The channels the configuration asks for, each off until its variables are set. */
@@ -183,7 +185,8 @@ export class FanOutAlerts implements Alerts {
 
   private messageFor(kind: AlertMessage['kind'], text: string, thread?: string, excerpt?: AlertEvent['excerpt']): AlertMessage {
     const link = thread === undefined ? undefined : this.options.linkFor?.(thread);
+    const closeForm = link === undefined ? undefined : this.options.closeFormFor?.(link);
     const shown = this.options.config.alerts.includeText && excerpt ? { name: excerpt.name ?? '', text: excerptOf(excerpt.text) } : undefined;
-    return { kind, text, ...(thread && { thread }), ...(link && { link }), ...(shown && { excerpt: shown }) };
+    return { kind, text, ...(thread && { thread }), ...(link && { link }), ...(closeForm && { closeForm }), ...(shown && { excerpt: shown }) };
   }
 }

@@ -6,6 +6,18 @@ import { excerptLine, outcomeOfPost, type AlertChannel, type AlertMessage, type 
 /** ntfy priorities (1 min to 5 max): a new conversation or a reminder is worth a sound, the rest is the default. */
 const NTFY_PRIORITY: Record<MessageKind, number> = { new: 4, reminder: 4, reply: 3, owner_bridge: 3, digest: 3, test: 3 };
 
+const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+/**
+ * Open (a view action: the phone opens the link page), and for a conversation Close: an http action
+ * the ntfy app sends itself, the link page's own form post with the link's form token.
+ */
+function ntfyActions(link: string, closeForm: string | undefined): object[] {
+  const open = { action: 'view', label: 'Open', url: link, clear: true };
+  if (closeForm === undefined) return [open];
+  return [open, { action: 'http', label: 'Close', url: link, method: 'POST', headers: FORM_HEADERS, body: closeForm, clear: true }];
+}
+
 /**
  * ntfy, published as JSON to the server's root with the topic named in the body (the topic URL's
  * last segment), so that the text needs no header encoding. The body is plain text (no markdown).
@@ -34,7 +46,7 @@ export class NtfyChannel implements AlertChannel {
       message: message.excerpt ? `${message.text}\n\n${excerptLine(message.excerpt)}` : message.text,
       priority: NTFY_PRIORITY[message.kind],
       tags: ['speech_balloon'],
-      ...(message.link && { click: message.link, actions: [{ action: 'view', label: 'Open', url: message.link, clear: true }] }),
+      ...(message.link && { click: message.link, actions: ntfyActions(message.link, message.closeForm) }),
     };
     const headers: Record<string, string> = this.target.token ? { authorization: `Bearer ${this.target.token}` } : {};
     return outcomeOfPost('ntfy', await postJson(this.root, JSON.stringify(body), headers, this.timeoutMs), this.timeoutMs);

@@ -15,6 +15,8 @@ export interface BlocksTable {
   reason: string;
   created_at: number;
   expires_at: number | null;
+  /** The form nonce of a block made from an action link's page: a retried post finds its block by it. */
+  request_key: string | null;
 }
 
 export interface BlockTables {

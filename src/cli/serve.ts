@@ -128,7 +128,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   // Alerts and retention log through the app's logger (redaction included), which exists once the app does.
   const log = { info: (details: object, message: string) => app.log.info(details, message), warn: (details: object, message: string) => app.log.warn(details, message) };
   const actionLinks = new ActionLinks(config, systemClock);
-  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log, linkFor: (thread) => actionLinks.urlFor(thread) });
+  const alerts = createAlerts({ config, store, limiter, clock: systemClock, logger: log, linkFor: (thread) => actionLinks.urlFor(thread), closeFormFor: (link) => actionLinks.closeFormFor(link) });
   const app = await buildApp({ config, store, alerts, actionLinks, logger: loggerOptions(config.logLevel), pagesDir: options.pagesDir });
   // Files made by an earlier version or by hand keep their mode: say so once, and serve anyway.
   const openToOthers = config.databaseUrl ? [] : pathsOpenToOthers(config.dataDir, PRIVATE_FILE_NAMES);

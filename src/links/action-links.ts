@@ -90,6 +90,19 @@ export class ActionLinks {
     return this.sign(`form|${link}`);
   }
 
+  /**
+   * The form body that closes a link's conversation when posted to the link (`urlFor`'s URL), for
+   * a client that cannot load the page first: ntfy's Close action. It is the link's own form token,
+   * so it adds nothing to what holding the link allows. Undefined for a bridge or a link not ours.
+   */
+  closeFormFor(url: string): string | undefined {
+    const at = url.lastIndexOf(ACTION_PATH);
+    const link = at === -1 ? '' : url.slice(at + ACTION_PATH.length);
+    const checked = this.check(link);
+    if (!checked.ok || checked.thread.kind !== 'conversation') return undefined;
+    return new URLSearchParams({ action: 'close', form_token: this.formToken(link) }).toString();
+  }
+
   /** The key a link's actions are counted under (ACTION_LINK): a hash, never the link. */
   limitKey(link: string): string {
     return sha256(link);

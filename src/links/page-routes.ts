@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { createBlock } from '../blocks/commands/create-block.ts';
+import { EXPIRIES } from '../blocks/schemas.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
 import { findBridge } from '../forum/bridges/queries.ts';
 import { operatorReply } from '../inbox/commands/append-message.ts';
@@ -12,7 +14,7 @@ import { safeEqual } from '../tokens.ts';
 import { perform } from '../writes/perform.ts';
 import { ACTION_PATH } from './action-links.ts';
 import { throughLink } from './link-writes.ts';
-import { linkPage, linkProblemPage } from './page-view.ts';
+import { BLOCK_EXPIRIES, BLOCK_SCOPES, linkPage, linkProblemPage } from './page-view.ts';
 import { readThreadView } from './thread-view.ts';
 import type { Thread } from './threads.ts';
 
@@ -25,12 +27,21 @@ const MESSAGE_MAX = MessageText.maxLength!;
 const replyThroughLink = throughLink(operatorReply);
 const bridgeReplyThroughLink = throughLink(appendBridgeMessage);
 const statusThroughLink = throughLink(setStatus);
+const blockThroughLink = throughLink(createBlock);
 
 const STATUS_OF: Record<string, ConversationStatus> = { close: 'closed', spam: 'spam', open: 'open' };
-const DONE: Record<string, string> = { reply: 'Reply sent.', close: 'Conversation closed.', spam: 'Marked as spam.', open: 'Conversation reopened.' };
+const DONE: Record<string, string> = {
+  reply: 'Reply sent.',
+  close: 'Conversation closed.',
+  spam: 'Marked as spam.',
+  open: 'Conversation reopened.',
+  block: 'Blocked. Lift the block in the console if you change your mind.',
+};
+/** The operator's note on a block made here, as the console lists it. */
+const BLOCK_REASON = 'Made from an action link.';
 
 type LinkRequest = FastifyRequest<{ Params: { link: string }; Querystring: { done?: string } }>;
-type FormFields = Partial<Record<'action' | 'message' | 'nonce' | 'form_token', unknown>>;
+type FormFields = Partial<Record<'action' | 'message' | 'nonce' | 'form_token' | 'scope' | 'expires_in', unknown>>;
 
 const newNonce = () => `link-${randomBytes(16).toString('base64url')}`;
 
@@ -38,12 +49,25 @@ const newNonce = () => `link-${randomBytes(16).toString('base64url')}`;
  * A post from another site: refused when the browser says so (Sec-Fetch-Site) or its Origin is
  * another one. A browser that sends neither (or `Origin: null`, as no-referrer pages make it) is
  * left to the form token, which only a page made for the link carries.
+ *
+ * A client with no browser context sends neither header either: ntfy's app performing an alert's
+ * Close action (alerts/webhook-channels.ts) posts the form token the alert carries. That is safe
+ * because the token is derived from the link under the action key: only who holds the link (the
+ * alert) can send it, which is the capability the page itself asks for. A browser always sends
+ * Origin on a cross-origin POST, so a page elsewhere (ntfy's web app included) is refused here.
  */
 function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin';
   const origin = request.headers.origin;
   return typeof origin === 'string' && origin !== 'null' && origin !== new URL(baseUrl(request)).origin;
+}
+
+/** The Block form's choices, or undefined for a post that did not come from it. */
+function blockChoice(fields: FormFields): { scope: keyof typeof BLOCK_SCOPES; expiresIn: keyof typeof BLOCK_EXPIRIES } | undefined {
+  const { scope, expires_in: expiresIn } = fields;
+  if (typeof scope !== 'string' || !Object.hasOwn(BLOCK_SCOPES, scope) || typeof expiresIn !== 'string' || !Object.hasOwn(BLOCK_EXPIRIES, expiresIn)) return undefined;
+  return { scope: scope as keyof typeof BLOCK_SCOPES, expiresIn: expiresIn as keyof typeof BLOCK_EXPIRIES };
 }
 
 function messageProblem(message: unknown): string | undefined {
@@ -54,7 +78,7 @@ function messageProblem(message: unknown): string | undefined {
 }
 
 /**
- * The signed action link's page (issue 30): the thread, a reply box and Close and Spam, as plain
+ * The signed action link's page (issue 30): the thread, a reply box, Close, Spam and Block, as plain
  * forms without script, for the operator on a phone. The capability is the path segment: pages
  * answer with no-referrer, the log shows the route pattern only, and no metric names the path.
  */
@@ -87,7 +111,7 @@ export const registerLinkPages: FastifyPluginAsync<{ style: string }> = async (a
     linked: { thread: Thread; expiresAt: number },
     extra: { status?: number; notice?: { text: string; error: boolean }; draft?: string },
   ) => {
-    const view = await readThreadView(store.db, linked.thread);
+    const view = await readThreadView(store.db, linked.thread, clock.now());
     if (!view) return problem(reply, 404, 'This conversation is gone', 'It was deleted, or never existed.');
     const link = request.params.link;
     const page = linkPage({ ...view, style, formPath: `${ACTION_PATH}${link}`, formToken: actionLinks.formToken(link), nonce: newNonce(), expiresAt: linked.expiresAt, ...extra });
@@ -129,6 +153,13 @@ export const registerLinkPages: FastifyPluginAsync<{ style: string }> = async (a
           if (!(await findBridge(store.db, key))) return await problem(reply, 404, 'This conversation is gone', 'It was deleted, or never existed.');
           await perform(app.services, bridgeReplyThroughLink, { ...operatorBridgeMessage(app.services, key, body), limiter, linkKey });
         }
+      } else if (thread.kind === 'conversation' && action === 'block') {
+        const choice = blockChoice(fields);
+        if (!choice) return await refuse(400, 'Choose what to block and for how long.');
+        const now = clock.now();
+        const expiresAt = choice.expiresIn === 'never' ? null : now + EXPIRIES[choice.expiresIn];
+        const block = { scope: choice.scope, conversationId: thread.conversationId, agentId: undefined, widen: false, expiresAt, reason: BLOCK_REASON, now };
+        await perform(app.services, blockThroughLink, { ...block, ...(nonce ? { requestKey: nonce } : {}), limiter, linkKey });
       } else if (thread.kind === 'conversation' && STATUS_OF[action] !== undefined) {
         await perform(app.services, statusThroughLink, { conversationId: thread.conversationId, status: STATUS_OF[action]!, now: clock.now(), limiter, linkKey });
       } else {

@@ -9,7 +9,7 @@ export interface ShownMessage {
   at: number;
 }
 
-/** A button that changes the thread; the trust issue's Block joins these (conversationActions). */
+/** A button that changes the thread (conversationActions). */
 export interface ThreadAction {
   action: string;
   label: string;
@@ -29,6 +29,8 @@ export interface LinkPageView {
   /** Whether a reply can be sent now (a conversation that is closed or spam must be reopened first). */
   canReply: boolean;
   actions: ThreadAction[];
+  /** Whether the page offers Block (a conversation; an owner bridge's agent is blocked from the console). */
+  blockable: boolean;
   notice?: { text: string; error: boolean };
   draft?: string;
   expiresAt: number;
@@ -42,6 +44,10 @@ export function conversationActions(status: string): ThreadAction[] {
     { action: 'spam', label: 'Spam', danger: true },
   ];
 }
+
+/** What the Block form covers (the blocks feature's scopes a conversation can take) and for how long (its EXPIRIES, or never). */
+export const BLOCK_SCOPES = { conversation: 'This conversation', source: 'Its source: every conversation and agent from the address it came from' } as const;
+export const BLOCK_EXPIRIES = { '1d': '1 day', '7d': '7 days', '30d': '30 days', never: 'Never (until lifted in the console)' } as const;
 
 const iso = (at: number) => new Date(at).toISOString();
 
@@ -69,6 +75,28 @@ ${content}
 
 function hiddenFields(view: LinkPageView): Html {
   return html`<input type="hidden" name="form_token" value="${view.formToken}"><input type="hidden" name="nonce" value="${view.nonce}">`;
+}
+
+/** Block, folded away so that it is not taken by mistake; `details` opens without script. */
+function blockForm(view: LinkPageView): Html {
+  const scopes = Object.entries(BLOCK_SCOPES).map(
+    ([value, label], index) => html`<label class="choice"><input type="radio" name="scope" value="${value}"${index === 0 ? html` checked` : ''}> ${label}</label>`,
+  );
+  const expiries = Object.entries(BLOCK_EXPIRIES).map(([value, label]) => html`<option value="${value}"${value === '7d' ? html` selected` : ''}>${label}</option>`);
+  return html`<details class="card" id="block">
+<summary>Block…</summary>
+<form method="post" action="${view.formPath}">
+${hiddenFields(view)}
+<fieldset>
+<legend>What to block</legend>
+${scopes}
+</fieldset>
+<label for="block-expiry">For how long</label>
+<select id="block-expiry" name="expires_in">${expiries}</select>
+<button type="submit" name="action" value="block" class="danger">Block</button>
+<p class="hint">What is blocked is answered “not accepted”, never why. Lift a block in the console.</p>
+</form>
+</details>`;
 }
 
 /** The thread, a reply box and the actions, as plain HTML forms: no script. */
@@ -102,6 +130,7 @@ ${actions}
 ${messages}
 </ol>
 ${reply}
+${view.blockable && blockForm(view)}
 <p class="hint">This page opened from a signed link in an alert; the link stops working at ${showTime(iso(view.expiresAt))}. Keep it to yourself.</p>`,
   );
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { findBridge, listBridgeMessages } from '../forum/bridges/queries.ts';
+import { UNTIL_LIFTED } from '../blocks/queries.ts';
 import { findConversation, listMessages } from '../inbox/queries.ts';
 import type { Database } from '../store/schema.ts';
 import { conversationActions, type ShownMessage, type ThreadAction } from './page-view.ts';
@@ -14,20 +15,27 @@ export interface ThreadView {
   messages: ShownMessage[];
   canReply: boolean;
   actions: ThreadAction[];
+  blockable: boolean;
 }
 
 const counted = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 const STATUS_WORDS: Record<string, string> = { open: 'Open', closed: 'Closed', spam: 'Marked as spam' };
 
-export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView | undefined> {
+/** The conversation's own block, when one holds at `now` (a source block is the console's to show). */
+function blockNote(blockedUntil: number | null, now: number): string {
+  if (blockedUntil === null || blockedUntil <= now) return '';
+  return blockedUntil === UNTIL_LIFTED ? ' · Blocked until lifted' : ` · Blocked until ${new Date(blockedUntil).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export async function readThreadView(db: Db, thread: Thread, now: number): Promise<ThreadView | undefined> {
   if (thread.kind === 'conversation') {
     const conversation = await findConversation(db, thread.conversationId);
     if (!conversation) return undefined;
     const messages = await listMessages(db, conversation.id);
     return {
       heading: `Conversation with ${conversation.name}`,
-      subheading: `${STATUS_WORDS[conversation.status] ?? conversation.status} · ${counted(conversation.message_count)}`,
+      subheading: `${STATUS_WORDS[conversation.status] ?? conversation.status} · ${counted(conversation.message_count)}${blockNote(conversation.blocked_until === null ? null : Number(conversation.blocked_until), now)}`,
       messages: messages.map((message) => ({
         fromOperator: message.role === 'admin',
         author: message.role === 'admin' ? 'You' : conversation.name,
@@ -36,6 +44,7 @@ export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView
       })),
       canReply: conversation.status === 'open',
       actions: conversationActions(conversation.status),
+      blockable: true,
     };
   }
   const key = { topicId: thread.topicId, agentId: thread.agentId };
@@ -54,5 +63,6 @@ export async function readThreadView(db: Db, thread: Thread): Promise<ThreadView
     messages: messages.map((message) => ({ fromOperator: message.role === 'operator', author: message.role === 'operator' ? 'You' : agent, body: message.body, at: Number(message.created_at) })),
     canReply: true,
     actions: [],
+    blockable: false,
   };
 }

@@ -85,61 +85,74 @@ class Leaving implements Departure {
   }
 }
 
+/** What the answer to a wait that ran out needs of the last read: a held wait keeps this, not the read. */
+function summary(conversation: Conversation): Conversation {
+  const last = conversation.messages.at(-1)!;
+  return { ...conversation, messages: [last] };
+}
+
 /**
- * Reads the conversation, then waits on the change hub for it (in the source's share of waits,
- * released when the MCP client leaves) until a message comes after the baseline, the conversation
- * stops taking messages, or the time is up. Every read is the visitor route's own, token check and
- * seen marking included; the wait itself holds no request of the route, which would cost a request
- * and an answer of its own in memory for every held call.
+ * The message the wait counts from: after_message_id, or the visitor's own last message; an
+ * ApiError when after_message_id names no message of the conversation.
+ */
+function baselineOf(conversation: Conversation, args: ToolArguments): string | undefined {
+  if (args.after_message_id === undefined) return [...conversation.messages].reverse().find((message) => message.role === 'visitor')?.id;
+  const afterId = typeof args.after_message_id === 'string' ? args.after_message_id.toLowerCase() : '';
+  if (conversation.messages.some((message) => message.id === afterId)) return afterId;
+  throw new ApiError('message_not_found', { field: 'after_message_id', message: 'No message of this conversation has the id in "after_message_id".' });
+}
+
+/**
+ * Waits on the change hub for the conversation (in the source's share of waits, released when the
+ * MCP client leaves) until a message comes after the baseline, the conversation stops taking
+ * messages, or the time is up. Every read is the visitor route's own, token check and seen marking
+ * included. Each round begins its wait before it reads, so a change committed after the read still
+ * wakes it, and one read serves both; between rounds only a summary of the read is held.
  */
 async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   const seconds = timeoutSeconds(args);
   const deadline = performance.now() + seconds * 1000;
   const read = (): Promise<RouteAnswer> =>
     callRoute(context.request, { method: 'GET', path: `/api/conversations/${segment(args.conversation_id)}`, token: args.access_token, signal: context.signal });
-
-  const first = await read();
-  if (first.status !== 200) return answerAsResult(first);
-  let conversation = first.body as Conversation;
-  let afterId: string | undefined;
-  if (args.after_message_id === undefined) {
-    afterId = [...conversation.messages].reverse().find((message) => message.role === 'visitor')?.id;
-  } else {
-    afterId = typeof args.after_message_id === 'string' ? args.after_message_id.toLowerCase() : '';
-    if (!conversation.messages.some((message) => message.id === afterId)) {
-      return apiErrorResult(new ApiError('message_not_found', { field: 'after_message_id', message: 'No message of this conversation has the id in "after_message_id".' }));
-    }
-  }
+  const key = conversationKey(typeof args.conversation_id === 'string' ? args.conversation_id.toLowerCase() : '');
+  const { live } = context.request.server.services;
   const started = performance.now();
   const report = context.progress;
   const ticker = report && setInterval(() => void report(Math.round((performance.now() - started) / 1000), seconds, 'waiting for the operator').catch(() => undefined), MCP_WAIT.progressSeconds * 1000);
+  let afterId: string | undefined;
+  let held: Conversation | undefined;
   try {
-    return await waitRounds();
-  } finally {
-    clearInterval(ticker);
-  }
-
-  async function waitRounds() {
-    const { live } = context.request.server.services;
-    const key = conversationKey(conversation.conversation_id);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const fresh = messagesAfter(conversation, afterId);
       const left = deadline - performance.now();
-      if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
       const leaving = new Leaving(context.response);
-      // Begun before the read below, so that a change committed after that read still wakes it.
-      const waiting = beginWait(live, key, left, context.request, context.response, leaving);
-      if (waiting === undefined) return notHeld(EARLY_ANSWER_RETRY_SECONDS);
+      const waiting = left < SHORTEST_WAIT_MS || context.signal.aborted ? undefined : beginWait(live, key, left, context.request, context.response, leaving);
       const answer = await read();
       if (answer.status !== 200) {
         leaving.leave();
         return answerAsResult(answer);
       }
-      conversation = answer.body as Conversation;
-      if (messagesAfter(conversation, afterId).length > 0 || conversation.status !== 'open') leaving.leave();
-      else if ((await waiting) !== 'changed') return result(conversation, []);
+      const conversation = answer.body as Conversation;
+      if (round === 0) {
+        try {
+          afterId = baselineOf(conversation, args);
+        } catch (error) {
+          leaving.leave();
+          throw error;
+        }
+      }
+      const fresh = messagesAfter(conversation, afterId);
+      if (fresh.length > 0 || conversation.status !== 'open' || waiting === undefined) {
+        leaving.leave();
+        if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
+        // The server would not hold this wait (the source's share, or every wait, is taken).
+        return notHeld(EARLY_ANSWER_RETRY_SECONDS);
+      }
+      held = summary(conversation);
+      if ((await waiting) !== 'changed') return result(held, []);
     }
-    return result(conversation, messagesAfter(conversation, afterId));
+    return held ? result(held, []) : notHeld(EARLY_ANSWER_RETRY_SECONDS);
+  } finally {
+    clearInterval(ticker);
   }
 }
 

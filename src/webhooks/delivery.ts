@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { failureClass, postJson, type PostOutcome } from '../http/post-json.ts';
 import type { Command, Store } from '../store/store.ts';
+import { countLoss } from './losses.ts';
 import { signature } from './signature.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 
@@ -71,10 +72,15 @@ const claimDue: Command<Claim, OutboxRow[]> = async (trx, { now, until, limit, p
     .execute();
 };
 
-/** After an attempt: gone from the outbox (delivered or given up), or due again at `retryAt`. */
-const settle: Command<{ id: string; retryAt: number | undefined }, void> = async (trx, { id, retryAt }) => {
-  if (retryAt === undefined) await trx.deleteFrom('webhook_outbox').where('id', '=', id).execute();
-  else await trx.updateTable('webhook_outbox').set({ next_attempt_at: retryAt }).where('id', '=', id).execute();
+/** After an attempt: gone from the outbox (delivered, or given up at `givenUpAt` and counted), or due again at `retryAt`. */
+const settle: Command<{ id: string; retryAt: number | undefined; givenUpAt: number | undefined }, void> = async (trx, { id, retryAt, givenUpAt }) => {
+  if (retryAt !== undefined) {
+    await trx.updateTable('webhook_outbox').set({ next_attempt_at: retryAt }).where('id', '=', id).execute();
+    return;
+  }
+  const removed = await trx.deleteFrom('webhook_outbox').where('id', '=', id).executeTakeFirst();
+  // Counted once: an event another instance already settled is not there to give up.
+  if (givenUpAt !== undefined) await countLoss(trx, 'given_up', Number(removed.numDeletedRows), givenUpAt);
 };
 
 /**
@@ -171,14 +177,15 @@ export class WebhookDelivery {
     const outcome = await this.#send(row);
     let result: DeliveryResult;
     let retryAt: number | undefined;
+    const now = this.options.clock.now();
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) result = 'delivered';
     else {
-      retryAt = this.#retryAt(row, this.options.clock.now());
+      retryAt = this.#retryAt(row, now);
       result = retryAt === undefined ? 'given_up' : 'failed';
     }
     this.#report(result, row, outcome);
     try {
-      await this.options.store.write(settle, { id: row.id, retryAt });
+      await this.options.store.write(settle, { id: row.id, retryAt, givenUpAt: result === 'given_up' ? now : undefined });
     } catch (error) {
       // Not settled: the event is due again when its claim ends, and is sent again (at least once).
       this.#storeFailed(error);

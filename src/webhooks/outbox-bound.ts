@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Command, Store } from '../store/store.ts';
 import type { DeliveryLogger } from './delivery.ts';
+import { countLoss } from './losses.ts';
 
 /** How often, at most, the events given up to the bound are logged (with their count since the last line). */
 const LOG_EVERY_MS = 60_000;
@@ -11,10 +12,11 @@ const outboxSize = async (store: Store) =>
   Number((await store.db.selectFrom('webhook_outbox').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
 
 /**
- * Deletes the oldest events past `max`; how many. On PostgreSQL the rows another instance is
- * settling (locked) are skipped: the next pass finds the outbox still over the bound if it is.
+ * Deletes the oldest events past `max` and counts them given up; how many. On PostgreSQL the rows
+ * another instance is settling (locked) are skipped: the next pass finds the outbox still over the
+ * bound if it is.
  */
-const trimOldest: Command<{ max: number; postgres: boolean }, number> = async (trx, { max, postgres }) => {
+const trimOldest: Command<{ max: number; postgres: boolean; now: number }, number> = async (trx, { max, postgres, now }) => {
   const { n } = await trx.selectFrom('webhook_outbox').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
   // Counted again in the write: another instance may have trimmed since the look.
   const excess = Number(n) - max;
@@ -22,7 +24,9 @@ const trimOldest: Command<{ max: number; postgres: boolean }, number> = async (t
   let oldest = trx.selectFrom('webhook_outbox').select('id').orderBy('created_at').orderBy('id').limit(excess);
   if (postgres) oldest = oldest.forUpdate().skipLocked();
   const result = await trx.deleteFrom('webhook_outbox').where('id', 'in', oldest).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const dropped = Number(result.numDeletedRows);
+  await countLoss(trx, 'dropped', dropped, now);
+  return dropped;
 };
 
 export interface OutboxBoundOptions {
@@ -87,7 +91,7 @@ export class OutboxBound {
     let dropped: number;
     try {
       if ((await outboxSize(store)) <= max) return;
-      dropped = await store.write(trimOldest, { max, postgres: store.dialect === 'postgres' });
+      dropped = await store.write(trimOldest, { max, postgres: store.dialect === 'postgres', now: clock.now() });
     } catch (error) {
       logger.warn({ error: (error as { code?: unknown }).code ?? 'unknown' }, 'webhooks: the store did not answer; the outbox bound is checked at the next event');
       return;

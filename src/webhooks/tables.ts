@@ -11,8 +11,19 @@ export interface WebhookOutboxTable {
   next_attempt_at: number;
 }
 
+/** Why events left the outbox unsent: past WEBHOOK_OUTBOX_MAX, or after WEBHOOK_GIVE_UP_SECONDS of failures. */
+export type LossReason = 'dropped' | 'given_up';
+
+/** Events given up, by reason (migration 0019): how many in all, and the last time. */
+export interface WebhookLossesTable {
+  reason: LossReason;
+  events: number;
+  last_at: number;
+}
+
 export interface WebhookTables {
   webhook_outbox: WebhookOutboxTable;
+  webhook_losses: WebhookLossesTable;
 }
 
 declare module '../store/schema.ts' {

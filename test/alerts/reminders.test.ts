@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlerts, type FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
+import { RetentionJob } from '../../src/inbox/operator/retention.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
 import { adminHeaders, createConversation, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from './fake-telegram.ts';
@@ -81,5 +82,34 @@ describe('reminders', () => {
     await alerts.idle();
     t.clock.advance(4 * HOUR + 60_000);
     expect(await round()).toEqual([REMINDER]);
+  });
+
+  it('forgets a reminder with its conversation, whether the operator deletes it or retention ages it out', async () => {
+    const deleted = await createConversation(t, { message: 'Deleted by the operator' });
+    const aged = await createConversation(t, { message: 'Aged out' });
+    const kept = await createConversation(t, { message: 'Kept' });
+    await alerts.idle();
+    t.clock.advance(5 * HOUR);
+    expect(await round()).toContain('Parley: 3 conversations have waited more than 4 hours for your answer.');
+    const remembered = async () => (await t.store.db.selectFrom('alert_reminders').select('conversation_id').execute()).map((row) => row.conversation_id).sort();
+    expect(await remembered()).toEqual([deleted, aged, kept].map((one) => one.conversation_id).sort());
+
+    expect((await t.inject({ method: 'DELETE', url: `/api/admin/conversations/${deleted.conversation_id}`, headers: adminHeaders() })).statusCode).toBe(200);
+    expect(await remembered()).toEqual([aged, kept].map((one) => one.conversation_id).sort());
+
+    t.clock.advance(2 * 24 * HOUR);
+    const answered = await t.inject({ method: 'POST', url: `/api/admin/conversations/${kept.conversation_id}/messages`, headers: adminHeaders(), payload: { message: 'Still here.' } });
+    expect(answered.statusCode).toBe(201);
+    const retention = new RetentionJob({
+      services: t.app.services,
+      limiter: new Limiter(t.config.limits, t.clock),
+      clock: t.clock,
+      retentionDays: 1,
+      maxSharePercent: 100,
+      allowLargeDelete: false,
+      logger: { info: () => undefined, warn: () => undefined },
+    });
+    expect((await retention.run()).conversations).toBe(1);
+    expect(await remembered()).toEqual([kept.conversation_id]);
   });
 });

@@ -4,8 +4,10 @@ import { createAlerts, FanOutAlerts } from '../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { Limiter } from '../../src/limits/limiter.ts';
+import { ActionLinks } from '../../src/links/action-links.ts';
 import type { Store } from '../../src/store/store.ts';
-import { adminHeaders, bearer, createConversation, startApp } from '../helpers.ts';
+import { adminHeaders, bearer, createConversation, json, startApp } from '../helpers.ts';
+import { LINK_ENV, PUBLIC_URL } from '../links/support.ts';
 import { FakeTelegram } from './fake-telegram.ts';
 import { CapturingLogger } from './support.ts';
 
@@ -41,11 +43,15 @@ describe('ntfy, Slack and Discord alerts', () => {
     }
   });
 
-  async function start(extraEnv: Record<string, string> = {}, linkFor?: (thread: string) => string | undefined) {
+  /** `linkFor` gives every alert that link; 'signed' makes the app's own signed links, with ntfy's Close form. */
+  async function start(extraEnv: Record<string, string> = {}, linkFor?: ((thread: string) => string | undefined) | 'signed') {
     const logger = new CapturingLogger();
     const made: { alerts?: FanOutAlerts } = {};
     const factory = (deps: { config: Config; store: Store; clock: ManualClock }) => {
-      const alerts = createAlerts({ ...deps, limiter: new Limiter(deps.config.limits, deps.clock), logger, ...(linkFor && { linkFor }) });
+      const links = new ActionLinks(deps.config, deps.clock);
+      const linking =
+        linkFor === 'signed' ? { linkFor: (thread: string) => links.urlFor(thread), closeFormFor: (link: string) => links.closeFormFor(link) } : linkFor && { linkFor };
+      const alerts = createAlerts({ ...deps, limiter: new Limiter(deps.config.limits, deps.clock), logger, ...linking });
       if (!(alerts instanceof FanOutAlerts)) throw new Error('no channel configured');
       return (made.alerts = alerts);
     };
@@ -115,6 +121,45 @@ describe('ntfy, Slack and Discord alerts', () => {
     expect(replied.statusCode).toBe(201);
     await alerts.idle();
     expect(body(ntfy, 1)).toMatchObject({ message: `${ALERT_TEXTS.reply}\n\nAnn_Smith: Still there?`, priority: 3 });
+    await close();
+  });
+
+  it('gives a conversation\'s ntfy alert a Close button: the app\'s request, as ntfy sends it (no Origin), closes it; a browser\'s is refused', async () => {
+    const { t, alerts, close } = await start(LINK_ENV, 'signed');
+    const created = await createConversation(t, { message: 'Please close me from my phone' });
+    await alerts.idle();
+    type Action = { action: string; label: string; url: string; method?: string; headers?: Record<string, string>; body?: string; clear: boolean };
+    const { click, actions } = body(ntfy) as { click: string; actions: Action[] };
+    expect(click.startsWith(`${PUBLIC_URL}/act/`)).toBe(true);
+    expect(actions.map((action) => [action.action, action.label])).toEqual([
+      ['view', 'Open'],
+      ['http', 'Close'],
+    ]);
+    const closeAction = actions[1]!;
+    expect(closeAction).toMatchObject({ url: click, method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, clear: true });
+    expect(closeAction.body).not.toContain(created.conversation_id);
+    expect(body(slack).text).not.toContain('form_token');
+
+    const status = async () =>
+      json<{ conversation: { status: string } }>(await t.inject({ method: 'GET', url: `/api/admin/conversations/${created.conversation_id}`, headers: adminHeaders() })).conversation.status;
+    const performed = (headers: Record<string, string>) =>
+      t.inject({ method: closeAction.method as 'POST', url: closeAction.url.slice(PUBLIC_URL.length), headers: { ...closeAction.headers, ...headers }, payload: closeAction.body });
+    // ntfy's web app runs the action from a browser, which names its page: another site, refused.
+    expect((await performed({ origin: 'https://ntfy.sh' })).statusCode).toBe(403);
+    expect((await performed({ 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
+    expect(await status()).toBe('open');
+    const closed = await performed({});
+    expect(closed.statusCode).toBe(303);
+    expect(await status()).toBe('closed');
+    expect((await performed({})).statusCode).toBe(303);
+    expect(await status()).toBe('closed');
+
+    // A bridge's alert, or one with a link that is not signed, offers Open alone.
+    const links = t.app.services.actionLinks;
+    expect(links.closeFormFor(links.urlFor(`bridge:${created.conversation_id}:${created.conversation_id}`)!)).toBeUndefined();
+    expect(links.closeFormFor(LINK)).toBeUndefined();
+    const logs = t.logs.join('\n');
+    for (const secret of [click.slice(click.lastIndexOf('.')), new URLSearchParams(closeAction.body).get('form_token')!]) expect(logs).not.toContain(secret);
     await close();
   });
 

@@ -25,9 +25,11 @@ describe('an owner bridge\'s action link', () => {
     expect(page.body).toContain('Map tiles');
     expect(page.body).toContain('May I cache your tiles?');
     expect(page.body).not.toContain('value="close"');
+    expect(page.body).not.toContain('value="block"');
     const fields = formFields(page);
     expect((await postForm(t, path, { ...fields, action: 'reply', message: 'Yes, for a day.' })).statusCode).toBe(303);
     expect((await postForm(t, path, { ...fields, action: 'close' })).statusCode).toBe(400);
+    expect((await postForm(t, path, { ...fields, action: 'block', scope: 'conversation', expires_in: '1d' })).statusCode).toBe(400);
 
     const read = json<{ messages: { message: string }[] }>(await t.inject({ method: 'GET', url: ownerUrl, headers: bearer(topic.thread_access_token) }));
     expect(read.messages.map((message) => message.message)).toEqual(['May I cache your tiles?', 'Yes, for a day.']);

@@ -59,4 +59,44 @@ describe.runIf(browserTestsRun)('the action link page in a real browser', () => 
     expect(run.problems).toEqual([]);
     await context.close();
   });
+
+  it('blocks from the page on a 390 px screen without JavaScript: the choices, the confirmation, no accessibility violation in light or dark', async () => {
+    // From an address of its own: the source block holds on it alone.
+    const created = json<{ conversation_id: string }>(
+      await run.t.inject({
+        method: 'POST',
+        url: '/api/conversations',
+        payload: { message: 'Cheap followers! Visit my site for 10,000 followers today.', name: 'Follower seller' },
+        remoteAddress: '127.0.50.1',
+      }),
+    );
+    const url = `${run.base}${linkPath(run.t, `conversation:${created.conversation_id}`)}`;
+    for (const dark of [false, true]) {
+      const inspected = await run.newPage({ width: 390, height: 844, dark });
+      await inspected.goto(url);
+      await inspected.click('#block summary');
+      expect(await inspected.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await expectNoAxeViolations(inspected, `the link page's Block form${dark ? ' in dark mode' : ''}`);
+    }
+
+    const context = await run.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await collectProblems(page, run.problems);
+    await page.goto(url);
+    await page.click('#block summary');
+    await page.check('input[name="scope"][value="source"]');
+    await page.selectOption('#block-expiry', '30d');
+    await page.locator('#block').scrollIntoViewIfNeeded();
+    await shoot(page, 'action-link-block-390');
+    await page.click('button[value="block"]');
+    await page.waitForURL(/\?done=block$/);
+    expect(await page.locator('[role="status"]').textContent()).toBe('Blocked. Lift the block in the console if you change your mind.');
+
+    const listed = json<{ blocks: { conversation_id: string | null; scope: string; expires_at: string | null }[] }>(
+      await run.t.inject({ method: 'GET', url: '/api/admin/blocks', headers: adminHeaders() }),
+    );
+    expect(listed.blocks.filter((block) => block.conversation_id === created.conversation_id)).toMatchObject([{ scope: 'source', expires_at: expect.any(String) }]);
+    expect(run.problems).toEqual([]);
+    await context.close();
+  });
 });

@@ -29,6 +29,8 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
 
   it('lists the channels, tests one with its button and answers the push opt-in, axe clean at 1280 and 390 px', async () => {
     await createConversation(run.t, { message: 'Alert me', name: 'Alert Visitor' });
+    // Two webhook events given up (as the outbox bound and the delivery count them), for the panel's warning.
+    await run.t.store.db.insertInto('webhook_losses').values([{ reason: 'dropped', events: 2, last_at: Date.UTC(2026, 10, 20) }]).execute();
     for (const { width, height, dark } of [
       { width: 1280, height: 800, dark: false },
       { width: 390, height: 844, dark: true },
@@ -39,6 +41,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
       await signIn(page);
       await page.click('#alerts-panel summary');
       await expect.poll(() => page.locator('#alerts-status').textContent()).toBe('Alerts go to ntfy.');
+      await expect.poll(() => page.locator('#webhook-losses').textContent()).toMatch(/^Webhooks: 2 events were given up unsent \(2 past WEBHOOK_OUTBOX_MAX\), the last /);
       expect(await page.locator('#channels [data-channel="telegram"]').textContent()).toContain('not configured');
       expect(await page.locator('#channels [data-channel="telegram"] button').count()).toBe(0);
       await page.click('[aria-label="Test ntfy"]');

@@ -153,6 +153,15 @@ describe('webhooks (WEBHOOK_URL)', () => {
     expect(receiver.requests.length).toBeGreaterThanOrEqual(3);
     expect(new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(app.logs.join('')).toContain('given up');
+    const status = await app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: adminHeaders() });
+    expect(status.json()).toMatchObject({ configured: true, dropped_events: 0, given_up_events: 1, last_lost_at: expect.any(String) });
+  });
+
+  it('GET /api/admin/webhooks: nothing lost and not configured without WEBHOOK_URL, and only for the operator', async () => {
+    const app = (t = await startApp());
+    expect((await app.inject({ method: 'GET', url: '/api/admin/webhooks' })).statusCode).toBe(401);
+    const status = await app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: adminHeaders() });
+    expect(status.json()).toEqual({ configured: false, dropped_events: 0, given_up_events: 0, last_lost_at: null });
   });
 
   it('records nothing for a refused write, and nothing when the write rolls back after its outbox row', async () => {

@@ -77,6 +77,9 @@ describe('webhook delivery against hostile receivers', () => {
     const kept = await app.store.db.selectFrom('webhook_outbox').select('body').execute();
     expect(kept.map((row) => JSON.parse(row.body).data.conversation_id).sort()).toEqual(ids.slice(20).sort());
     expect(app.logs.join('')).toContain('WEBHOOK_OUTBOX_MAX');
+    // The console's warning reads the count from the store, so every instance shows the same.
+    const status = await app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: adminHeaders() });
+    expect(status.json()).toMatchObject({ configured: true, dropped_events: 20, given_up_events: 0, last_lost_at: expect.any(String) });
   });
 
   it('sends a URL\'s user information as HTTP Basic authentication and never logs it', async () => {

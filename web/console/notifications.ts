@@ -1,4 +1,4 @@
-import type { NotificationSettings, TestAlertResult } from '../api-types.ts';
+import type { NotificationSettings, TestAlertResult, WebhookStatus } from '../api-types.ts';
 import { byId, el, errorText, formatTime } from '../dom.ts';
 import { pushState, subscribeToPush, unsubscribeFromPush, type PushState } from '../push-opt-in.ts';
 import { attempt, call, setStatus } from './api.ts';
@@ -43,6 +43,21 @@ export async function loadNotifications(): Promise<void> {
   const configured = channels.filter((channel) => channel.configured).map((channel) => CHANNEL_TITLES[channel.name]);
   byId('alerts-status').textContent = configured.length > 0 ? `Alerts go to ${configured.join(', ')}.` : 'No alert channel is configured.';
   byId('channels').replaceChildren(...channels.map(channelRow));
+  await loadWebhookLosses();
+}
+
+/** A warning when webhook events were given up: the receiver missed them, and only the operator can tell it. */
+async function loadWebhookLosses(): Promise<void> {
+  const status = (await call<WebhookStatus>('GET', '/api/admin/webhooks')).body;
+  const warning = byId('webhook-losses');
+  const lost = status ? status.dropped_events + status.given_up_events : 0;
+  warning.hidden = !status?.last_lost_at || lost === 0;
+  if (warning.hidden || !status?.last_lost_at) return;
+  const reasons = [
+    status.dropped_events > 0 ? `${status.dropped_events} past WEBHOOK_OUTBOX_MAX` : '',
+    status.given_up_events > 0 ? `${status.given_up_events} after WEBHOOK_GIVE_UP_SECONDS of failures` : '',
+  ].filter(Boolean);
+  warning.textContent = `Webhooks: ${lost} ${lost === 1 ? 'event was' : 'events were'} given up unsent (${reasons.join(', ')}), the last ${formatTime(status.last_lost_at)}. The receiver missed them: check it, and see the log.`;
 }
 
 async function testChannel(name: Channel['name'], resultId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
-import { defineWrite } from '../../writes/write.ts';
+import { defineWrite, type RetryKey } from '../../writes/write.ts';
 import { markConversationBlock, type BlockRow } from '../queries.ts';
 import type { BlockScope } from '../tables.ts';
 
@@ -17,6 +17,8 @@ export interface NewBlock {
   expiresAt: number | null;
   reason: string;
   now: number;
+  /** Makes a retry of the same request find this block (an action link's form nonce); none from the API. */
+  requestKey?: string;
 }
 
 type Refusal = 'conversation_missing' | 'agent_missing' | 'scope_mismatch' | 'source_unknown';
@@ -33,6 +35,17 @@ async function subjectOf(trx: Db, block: NewBlock): Promise<{ id: string; source
   return row ?? 'agent_missing';
 }
 
+/** The block a request with the same key made: the same one when it was made from the same conversation with the same scope. */
+const byRequestKey: RetryKey<NewBlock, BlockRow> = {
+  async find(db, block) {
+    if (block.requestKey === undefined) return undefined;
+    const row = await db.selectFrom('blocks').selectAll().where('request_key', '=', block.requestKey).executeTakeFirst();
+    if (!row) return undefined;
+    return row.conversation_id === (block.conversationId ?? null) && row.agent_id === (block.agentId ?? null) && row.scope === block.scope ? { kind: 'same', result: row } : { kind: 'other' };
+  },
+  conflict: { code: 'invalid_request', message: 'This form already made another block; open the page again to make a new one.' },
+};
+
 /**
  * A block (issue #32), from a conversation or a forum agent. A source block is held on the keyed
  * hash that conversation or agent came from; a conversation's own block is also written on the
@@ -40,6 +53,7 @@ async function subjectOf(trx: Db, block: NewBlock): Promise<{ id: string; source
  */
 export const createBlock = defineWrite({
   name: 'block creation',
+  retry: byRequestKey,
   async run(trx, block: NewBlock, refuse): Promise<BlockRow> {
     const subject = await subjectOf(trx, block);
     if (typeof subject === 'string') return refuse(subject);
@@ -59,6 +73,7 @@ export const createBlock = defineWrite({
       reason: block.reason,
       created_at: block.now,
       expires_at: block.expiresAt,
+      request_key: block.requestKey ?? null,
     };
     await trx.insertInto('blocks').values(row).execute();
     if (block.scope === 'conversation') await markConversationBlock(trx, subject.id, block.now);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pushSubscriptionRoutes } from '../../alerts/push-routes.ts';
 import { requireAdmin } from '../../http/auth.ts';
+import { webhookStatusRoutes } from '../../webhooks/status-route.ts';
 import { savedReplyRoutes } from '../saved-replies/routes.ts';
 import { bulkRoutes } from './bulk.ts';
 import { conversationRoutes } from './conversations.ts';
@@ -21,4 +22,5 @@ export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(credentialRoutes);
   await app.register(savedReplyRoutes);
   await app.register(pushSubscriptionRoutes);
+  await app.register(webhookStatusRoutes);
 };

@@ -16,7 +16,9 @@ import * as actionLinks from './0014_action_links.ts';
 import * as blocksAndRotation from './0015_blocks_and_rotation.ts';
 import * as challengesAndVerifiedAgents from './0016_challenges_and_verified_agents.ts';
 import * as snooze from './0017_snooze.ts';
-import * as conversationSourceIndex from './0018_conversation_source_index.ts';
+import * as linkBlocksAndReminderCascade from './0018_link_blocks_and_reminder_cascade.ts';
+import * as webhookLosses from './0019_webhook_losses.ts';
+import * as conversationSourceIndex from './0020_conversation_source_index.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -37,5 +39,7 @@ export const migrations: Record<string, Migration> = {
   '0015_blocks_and_rotation': blocksAndRotation,
   '0016_challenges_and_verified_agents': challengesAndVerifiedAgents,
   '0017_snooze': snooze,
-  '0018_conversation_source_index': conversationSourceIndex,
+  '0018_link_blocks_and_reminder_cascade': linkBlocksAndReminderCascade,
+  '0019_webhook_losses': webhookLosses,
+  '0020_conversation_source_index': conversationSourceIndex,
 };
