@@ -27,6 +27,7 @@ export type TestAlertResult = Static<typeof Operator.TestAlertSent> | Static<typ
 export type ConversationList = Static<typeof Operator.ConversationList>;
 export type ConversationListItem = Static<typeof Operator.ConversationListItem>;
 export type OperatorConversation = Static<typeof Operator.OperatorConversation>;
+export type RelatedToConversation = Static<typeof Operator.RelatedToConversation>;
 export type BlockRecord = Static<typeof Blocks.BlockRecord>;
 export type BlockList = Static<typeof Blocks.BlockList>;
 export type SavedReply = Static<typeof SavedReplies.SavedReply>;

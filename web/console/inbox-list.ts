@@ -8,7 +8,7 @@ import { state } from './state.ts';
 
 const PAGE_SIZE = 50;
 
-function listQuery(limit: number, after: string | null): string {
+function listQuery(limit: number, after: string | null, count = false): string {
   const query = new URLSearchParams({ limit: String(limit) });
   const q = byId<HTMLInputElement>('q').value.trim();
   const status = byId<HTMLSelectElement>('f-status').value;
@@ -18,7 +18,10 @@ function listQuery(limit: number, after: string | null): string {
   if (status === 'snoozed') query.set('snoozed', 'true');
   else if (status) query.set('status', status);
   if (label) query.set('label', label);
-  if (byId<HTMLInputElement>('f-unread').checked) query.set('unread', 'true');
+  const unread = byId<HTMLSelectElement>('f-unread').value;
+  if (unread === 'only') query.set('unread', 'true');
+  if (unread === 'first') query.set('order', 'unread');
+  if (count) query.set('count', 'true');
   if (after) query.set('cursor', after);
   return `/api/admin/conversations?${query}`;
 }
@@ -74,6 +77,12 @@ export function renderList(): void {
   byId('more').hidden = state.cursor === null;
 }
 
+function showCount(total: ConversationList['total']): void {
+  if (!total) return;
+  const figure = `${total.count.toLocaleString('en')}${total.capped ? '+' : ''}`;
+  byId('list-count').textContent = total.count === 1 && !total.capped ? '1 conversation' : `${figure} conversations`;
+}
+
 /**
  * The first page again, as long as what is shown (a live refresh keeps the rows already paged in).
  * A live refresh clears only an earlier failure: the sentence about the operator's last action
@@ -81,8 +90,9 @@ export function renderList(): void {
  */
 export async function loadConversations(live = false): Promise<void> {
   const limit = Math.min(500, Math.max(PAGE_SIZE, state.rows.length));
-  const result = await call<ConversationList>('GET', listQuery(limit, null));
+  const result = await call<ConversationList>('GET', listQuery(limit, null, true));
   if (result.status !== 200 || !result.body) return setStatus('list-status', errorText(result), true);
+  showCount(result.body.total);
   state.rows = result.body.conversations;
   state.cursor = result.body.next_cursor;
   if (!live || byId('list-status').classList.contains('error')) setStatus('list-status', '');

@@ -7,6 +7,7 @@ import { conversationUrl, navigate } from './navigation.ts';
 import { loadOverview } from './overview.ts';
 import { state } from './state.ts';
 import { reloadThread } from './thread.ts';
+import { toastNews } from './toast.ts';
 
 let inboxTimer: number | undefined;
 let forumTimer: number | undefined;
@@ -65,13 +66,14 @@ function scheduleInbox(conversationId: string | null): void {
   }, 150);
 }
 
+/** The new visitor messages of the last burst: a toast while the tab is in front, a notification (when allowed) behind. */
 function notifyNews(): void {
-  const fresh = [...news];
+  const fresh = [...news].flatMap((id) => state.rows.filter((row) => row.id === id && row.last_message_role === 'visitor' && row.unread_count > 0));
   news.clear();
-  if (!('Notification' in window) || Notification.permission !== 'granted' || document.visibilityState === 'visible') return;
-  for (const id of fresh) {
-    const row = state.rows.find((item) => item.id === id);
-    if (!row || row.last_message_role !== 'visitor' || row.unread_count === 0) continue;
+  // The open conversation updates in place.
+  if (document.visibilityState === 'visible') return toastNews(fresh.filter((row) => row.id !== state.current));
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  for (const row of fresh) {
     // The name only: a notification can show on a locked screen.
     const notice = new Notification(row.message_count === 1 ? 'New conversation' : 'New message', { body: row.name, tag: row.id });
     notice.addEventListener('click', () => {

@@ -11,6 +11,7 @@ import { signIn, signOut } from './sign-in.ts';
 import { state, TOKEN_KEY } from './state.ts';
 import { blockCurrent, loadBlocks, revokeToken } from './trust.ts';
 import { addNote, reloadThread, remove, reply, review, setConversationStatus } from './thread.ts';
+import { wireSound } from './toast.ts';
 
 /** The operator console: this module only wires the page's controls to the modules beside it. */
 function onSubmit(id: string, statusId: string, action: () => Promise<void>): void {
@@ -67,6 +68,7 @@ window.addEventListener('popstate', () => {
 document.addEventListener('keydown', onKey);
 wireSavedReplies();
 wireSelection();
+wireSound();
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && state.threadStale) attempt('thread-status', reloadThread);
 });

@@ -5,6 +5,7 @@ import { loadConversations, renderList } from './inbox-list.ts';
 import { markCurrent, navigate } from './navigation.ts';
 import { labelWords } from './overview.ts';
 import { state } from './state.ts';
+import { showVisitorPanel } from './visitor-panel.ts';
 
 /** What the thread pane says when no conversation is open, as the page came. */
 const EMPTY_THREAD = [...byId('thread-empty').childNodes].map((node) => node.cloneNode(true));
@@ -98,6 +99,7 @@ export async function reloadThread(): Promise<void> {
   byId('thread-empty').hidden = true;
   byId('thread').hidden = false;
   renderThread(result.body);
+  await showVisitorPanel(result.body);
 }
 
 export async function reply(): Promise<void> {

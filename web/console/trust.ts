@@ -2,6 +2,7 @@ import type { BlockList, BlockRecord } from '../api-types.ts';
 import { byId, el, errorText, formatTime } from '../dom.ts';
 import { attempt, call, setStatus } from './api.ts';
 import { state } from './state.ts';
+import { reloadThread } from './thread.ts';
 
 const EXPIRY_WORDS: Record<string, string> = { '1d': '1 day', '7d': '7 days', '30d': '30 days', '': 'until lifted' };
 
@@ -39,6 +40,7 @@ export async function blockCurrent(): Promise<void> {
   if (result.status !== 201) return setStatus('thread-status', errorText(result), true);
   reason.value = '';
   setStatus('thread-status', `Blocked (${scope === 'source' ? 'its source' : 'this conversation'}, ${EXPIRY_WORDS[expiry]}).`);
+  await reloadThread();
   if (byId<HTMLDetailsElement>('blocks-panel').open) await loadBlocks();
 }
 

@@ -23,7 +23,7 @@ import {
   presentSnoozeReceipt,
   presentStatusReceipt,
 } from './presenters.ts';
-import { listConversations, nextWake } from './queries.ts';
+import { countListed, listConversations, nextWake } from './queries.ts';
 import { searchTerms } from './search.ts';
 import {
   BY_ID,
@@ -31,6 +31,7 @@ import {
   ConversationStatusChange,
   ConversationStatusReceipt,
   DeletionReceipt,
+  LIST_COUNT_CAP,
   LIST_DEFAULT_LIMIT,
   ListQuery,
   NoteBody,
@@ -55,8 +56,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/admin/conversations',
     {
       schema: {
-        summary: 'List conversations, most recently updated first',
-        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. Filters combine, q (search) with them.',
+        summary: 'List conversations, most recently updated first (or unread first)',
+        description: 'Keyset-paginated: pass next_cursor as cursor for the next page. Filters combine, q (search) with them; count=true adds their total.',
         tags: OPERATOR_TAGS,
         security: ADMIN_BEARER,
         querystring: ListQuery,
@@ -66,15 +67,20 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const query = request.query;
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const order = query.order ?? 'updated';
+      // A cursor says which group it is in exactly when it came from the unread-first order.
+      if (after !== undefined && (after.group !== undefined) !== (order === 'unread')) {
+        throw new ApiError('invalid_request', { field: 'cursor', message: 'The cursor is from a list in another order.' });
+      }
       const limit = query.limit ?? LIST_DEFAULT_LIMIT;
       reply.type('application/json; charset=utf-8');
       // Read before the page: a write committed meanwhile moves it, and the next request reads anew.
       // And when the next snoozed conversation comes back, which changes the page with no write.
       const now = clock.now();
-      const key = JSON.stringify([await store.version(), await nextWake(store.db, now), query.snoozed, query.status, query.label, query.unread, query.invitation_id, query.q, query.cursor, limit]);
+      const key = JSON.stringify([await store.version(), await nextWake(store.db, now), query.snoozed, query.status, query.label, query.unread, query.invitation_id, query.q, order, query.count, query.cursor, limit]);
       const cached = listCache.get(key);
       if (cached !== undefined) return reply.send(cached);
-      const { page, next } = await listConversations(store.db, {
+      const filters = {
         status: query.status,
         label: query.label,
         unread: query.unread,
@@ -82,10 +88,10 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         snoozed: query.snoozed,
         now,
         search: query.q === undefined ? undefined : searchTerms(query.q),
-        after,
-        limit,
-      });
-      const body = encodedBody(reply, presentList(page, next));
+      };
+      const { page, next } = await listConversations(store.db, { ...filters, order, after, limit });
+      const counted = query.count ? await countListed(store.db, filters, LIST_COUNT_CAP + 1) : undefined;
+      const body = encodedBody(reply, presentList(page, next, counted));
       listCache.set(key, body);
       return reply.send(body);
     },

@@ -1,12 +1,14 @@
 import type { Static } from '@sinclair/typebox';
 import { CHANNEL_NAMES, type ChannelOutcome, type ChannelReport } from '../../alerts/alerts.ts';
+import { presentBlock } from '../../blocks/presenters.ts';
 import { isoTime } from '../../clock.ts';
 import { encodeCursor, type ListPosition } from '../../http/cursor.ts';
 import { presentMessage } from '../presenters.ts';
 import type { ConversationRow, MessageRow } from '../queries.ts';
 import type { ConversationNotesTable } from '../tables.ts';
 import { REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
-import type { ListedConversation, OverviewCounts } from './queries.ts';
+import type { ListedConversation, OverviewCounts, RelatedRows } from './queries.ts';
+import { LIST_COUNT_CAP } from './schemas.ts';
 import type {
   ConversationList,
   ConversationListItem,
@@ -16,6 +18,7 @@ import type {
   NoteRecord,
   NotificationSettings,
   OperatorConversation,
+  RelatedToConversation,
   ReviewLabels,
   ReviewReceipt,
   SnoozeReceipt,
@@ -46,8 +49,26 @@ function presentListItem(row: ListedConversation): Static<typeof ConversationLis
   };
 }
 
-export function presentList(page: ListedConversation[], next: ListPosition | null): Static<typeof ConversationList> {
-  return { conversations: page.map(presentListItem), next_cursor: next ? encodeCursor(next) : null };
+/** `counted`: how many match, up to LIST_COUNT_CAP + 1 (one more says that more match than the cap). */
+export function presentList(page: ListedConversation[], next: ListPosition | null, counted?: number): Static<typeof ConversationList> {
+  const list = { conversations: page.map(presentListItem), next_cursor: next ? encodeCursor(next) : null };
+  if (counted === undefined) return list;
+  return { ...list, total: { count: Math.min(counted, LIST_COUNT_CAP), capped: counted > LIST_COUNT_CAP } };
+}
+
+/** The visitor panel's rows: never the source, whose hash ties them together. */
+export function presentRelated(related: RelatedRows): Static<typeof RelatedToConversation> {
+  return {
+    conversations: related.conversations.map((row) => ({
+      id: row.id,
+      name: row.name,
+      status: row.status as ConversationStatus,
+      created_at: isoTime(row.created_at),
+      last_message_at: isoTime(row.last_message_at),
+      message_count: row.message_count,
+    })),
+    blocks: related.blocks.map(presentBlock),
+  };
 }
 
 /** The operator's view: the review and unread count, never the token hash or the fingerprint. */

@@ -1,10 +1,10 @@
 import { activeBlocks } from '../../blocks/queries.ts';
 import { sql, type Kysely } from 'kysely';
-import { keysetPage, type ListPosition } from '../../http/cursor.ts';
+import { keysetPage, type ListGroup, type ListPosition } from '../../http/cursor.ts';
 import type { Database } from '../../store/schema.ts';
 import { counterName } from '../overview-counters.ts';
 import { CONVERSATION_STATUSES, REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
-import { TOP_INVITATION_IDS } from './schemas.ts';
+import { TOP_INVITATION_IDS, type ListOrder } from './schemas.ts';
 import { matchesSearch } from './search.ts';
 
 type Db = Kysely<Database>;
@@ -19,6 +19,11 @@ export interface ListFilters {
   now: number;
   /** Words from searchTerms: only conversations that hold them all. */
   search?: string[] | undefined;
+}
+
+export interface ListPageRequest extends ListFilters {
+  /** unread: the conversations with unread messages first, then the others, each group newest first. */
+  order?: ListOrder | undefined;
   after?: ListPosition | undefined;
   limit: number;
 }
@@ -39,26 +44,34 @@ const LIST_COLUMNS = [
   'snoozed_until',
 ] as const;
 
-/**
- * One page of the operator list, newest update first, as a keyset range over (updated_at, id):
- * each filter has an index that starts with its column and ends with (updated_at, id), so a page
- * costs the same with ten conversations or a million. Exported for the query-plan test.
- */
-export function listConversationsQuery(db: Db, filters: ListFilters) {
-  let query = db.selectFrom('conversations').select(LIST_COLUMNS);
+/** The conversations the filters select, in no order. */
+function matching(db: Db, filters: ListFilters, group?: ListGroup) {
+  let query = db.selectFrom('conversations');
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.label !== undefined) query = query.where('review_label', '=', filters.label);
   if (filters.invitationId !== undefined) query = query.where('invitation_id', '=', filters.invitationId);
   // A literal, not a bound parameter: only then can SQLite and PostgreSQL prove the partial index applies.
-  if (filters.unread) query = query.where('unread_count', '>', sql.lit(0));
+  if (filters.unread || group === 'unread') query = query.where('unread_count', '>', sql.lit(0));
+  if (group === 'read') query = query.where('unread_count', '=', sql.lit(0));
   if (filters.search !== undefined) query = query.where(matchesSearch(db, filters.search));
   if (filters.snoozed) query = query.where('snoozed_until', 'is not', null).where('snoozed_until', '>', filters.now);
   else query = query.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', filters.now)]));
-  const after = filters.after;
+  return query;
+}
+
+/**
+ * One page of the operator list (of one group, when given), newest update first, as a keyset range
+ * over (updated_at, id): each filter has an index that starts with its column and ends with
+ * (updated_at, id), so a page costs the same with ten conversations or a million. Exported for the
+ * query-plan test.
+ */
+export function listConversationsQuery(db: Db, request: Omit<ListPageRequest, 'order'>, group?: ListGroup) {
+  let query = matching(db, request, group).select(LIST_COLUMNS);
+  const after = request.after;
   if (after !== undefined) {
     query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('updated_at', 'id'), '<', tuple(after.updatedAt, after.id)));
   }
-  return query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(filters.limit + 1);
+  return query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(request.limit + 1);
 }
 
 export type ListedConversation = Awaited<ReturnType<ReturnType<typeof listConversationsQuery>['execute']>>[number];
@@ -75,9 +88,34 @@ export function nextWakeQuery(db: Db, now: number) {
 }
 
 /** A page and the position after its last row, or null when nothing follows. */
-export async function listConversations(db: Db, filters: ListFilters) {
-  const rows = await listConversationsQuery(db, filters).execute();
-  return keysetPage(rows, filters.limit);
+export async function listConversations(db: Db, request: ListPageRequest) {
+  if (request.order !== 'unread') return keysetPage(await listConversationsQuery(db, request).execute(), request.limit);
+  // Two keyset walks one after the other: the unread ones, then from the start of the read ones.
+  const unread = request.after?.group === 'read' ? null : await listConversationsQuery(db, request, 'unread').execute();
+  if (unread !== null && unread.length > request.limit) return inGroup(keysetPage(unread, request.limit), 'unread');
+  const shown = unread ?? [];
+  const rest = request.limit - shown.length;
+  const read = await listConversationsQuery(db, { ...request, after: unread === null ? request.after : undefined, limit: rest }, 'read').execute();
+  const { page, next } = keysetPage([...shown, ...read], request.limit);
+  // The last row shown may still be an unread one: the next page then finds no more of them and starts on the read.
+  const lastGroup: ListGroup = page.length > shown.length ? 'read' : 'unread';
+  return inGroup({ page, next }, lastGroup);
+}
+
+function inGroup<Page extends { next: ListPosition | null }>(list: Page, group: ListGroup): Page {
+  return { ...list, next: list.next === null ? null : { ...list.next, group } };
+}
+
+/**
+ * How many conversations the filters select, counting no further than `atMost`: the same indexed
+ * ranges as the list's, each at most that long, never a scan of the rest.
+ */
+export async function countListed(db: Db, filters: ListFilters, atMost: number): Promise<number> {
+  const row = await db
+    .selectFrom(matching(db, filters).select('conversations.id').limit(atMost).as('listed'))
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 const DAY_MS = 86_400_000;
@@ -165,3 +203,37 @@ export async function countStaleConversations(db: Db, cutoff: number, atMost: nu
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/**
+ * What the visitor panel shows beside a conversation: the other conversations from its source,
+ * newest first (conversations_by_source), and the blocks that hold on it or its source now
+ * (blocks_by_subject); undefined for an unknown conversation. The source itself stays here.
+ */
+export async function findRelated(db: Db, conversationId: string, now: number, limit: number) {
+  const conversation = await db.selectFrom('conversations').select(['id', 'source', 'source_wide']).where('id', '=', conversationId).executeTakeFirst();
+  if (!conversation) return undefined;
+  const source = conversation.source;
+  const conversations =
+    source === null
+      ? []
+      : await db
+          .selectFrom('conversations')
+          .select(['id', 'name', 'status', 'created_at', 'last_message_at', 'message_count'])
+          .where('source', '=', source)
+          .where('id', '!=', conversationId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .execute();
+  const keys = [conversation.id, conversation.source, conversation.source_wide].filter((key): key is string => key !== null);
+  const blocks = await db
+    .selectFrom('blocks')
+    .selectAll()
+    .where('subject_key', 'in', keys)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id', 'desc')
+    .execute();
+  return { conversations, blocks };
+}
+
+export type RelatedRows = NonNullable<Awaited<ReturnType<typeof findRelated>>>;

@@ -8,12 +8,14 @@ import { conversationRoutes } from './conversations.ts';
 import { credentialRoutes } from './credentials.ts';
 import { notificationRoutes } from './notifications.ts';
 import { overviewRoutes } from './overview.ts';
+import { relatedRoutes } from './related.ts';
 
 /** The operator side of the inbox (CONTRACT §4): every route behind the administrator token. */
 export const registerOperatorInbox: FastifyPluginAsyncTypebox = async (app) => {
   // Scoped to this plugin: auth runs before validation, so an unauthenticated caller learns nothing.
   app.addHook('preValidation', requireAdmin);
   await app.register(conversationRoutes);
+  await app.register(relatedRoutes);
   await app.register(bulkRoutes);
   await app.register(overviewRoutes);
   await app.register(notificationRoutes);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CHANNEL_NAMES, type AlertFailure, type ChannelName } from '../../alerts/alerts.ts';
 import { NullableTimestamp, Timestamp, Uuid, multiLineText, singleLine } from '../../http/schemas.ts';
 import { PREVIEW_LENGTH } from '../preview.ts';
+import { BlockRecord } from '../../blocks/schemas.ts';
 import { ConversationStatusSchema, MessageRecord, ReviewLabelSchema } from '../schemas.ts';
 
 export const OPERATOR_TAGS = ['operator'];
@@ -12,6 +13,13 @@ export const NOTE_MAX_LENGTH = 500;
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 500;
 export const TOP_INVITATION_IDS = 50;
+/** A list's total is counted no further than this: its cost stays bounded however many match. */
+export const LIST_COUNT_CAP = 1000;
+export const RELATED_DEFAULT_LIMIT = 10;
+export const RELATED_MAX_LIMIT = 20;
+
+export const LIST_ORDERS = ['updated', 'unread'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
 
 export const ListQuery = Type.Object({
   status: Type.Optional(ConversationStatusSchema),
@@ -26,6 +34,15 @@ export const ListQuery = Type.Object({
       'Search: only conversations whose name and invitation id, or one of whose messages, contain every word (as a word or the start of one, case-insensitive). Punctuation separates words; up to 8 words are used.',
     ),
   ),
+  order: Type.Optional(
+    Type.Unsafe<ListOrder>({
+      type: 'string',
+      enum: LIST_ORDERS,
+      default: 'updated',
+      description: 'updated: most recently updated first; unread: those with unread messages first, then the others, each most recently updated first. A cursor continues the order it came from.',
+    }),
+  ),
+  count: Type.Optional(Type.Boolean({ description: `true: also return total, how many conversations match (counted up to ${LIST_COUNT_CAP})` })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
 });
@@ -54,6 +71,35 @@ export const ConversationListItem = Type.Object({
 export const ConversationList = Type.Object({
   conversations: Type.Array(ConversationListItem),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+  total: Type.Optional(
+    Type.Object(
+      {
+        count: Type.Integer({ description: `How many match, at most ${LIST_COUNT_CAP}` }),
+        capped: Type.Boolean({ description: `true: more than ${LIST_COUNT_CAP} match (show "${LIST_COUNT_CAP}+")` }),
+      },
+      { description: 'With ?count=true only: the conversations that match the filters and search, over all pages' },
+    ),
+  ),
+});
+
+export const RelatedQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RELATED_MAX_LIMIT, default: RELATED_DEFAULT_LIMIT })),
+});
+
+export const RelatedConversation = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  status: ConversationStatusSchema,
+  created_at: Timestamp,
+  last_message_at: Timestamp,
+  message_count: Type.Integer(),
+});
+
+export const RelatedToConversation = Type.Object({
+  conversations: Type.Array(RelatedConversation, {
+    description: 'Other conversations created from the same source (client address, compared by its keyed hash), newest first; empty when the source is unknown.',
+  }),
+  blocks: Type.Array(BlockRecord, { description: 'The blocks that hold now on this conversation or its source, newest first.' }),
 });
 
 export const NoteRecord = Type.Object(

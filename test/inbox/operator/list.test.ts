@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../../src/http/cursor.ts';
-import { listConversationsQuery, nextWakeQuery, type ListFilters } from '../../../src/inbox/operator/queries.ts';
+import { decodeCursor, encodeCursor, type ListGroup } from '../../../src/http/cursor.ts';
+import { listConversationsQuery, nextWakeQuery, type ListPageRequest } from '../../../src/inbox/operator/queries.ts';
 import { bearer, createConversation, json, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { admin, expectCachedJsonAgain, listAll, listPage, startRoomyApp, type ListItem } from '../support.ts';
 
@@ -183,13 +183,13 @@ describe('operator list', () => {
 
   // EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plans were checked by hand (see the operator notes).
   describe.runIf(TEST_STORE === 'sqlite')('query plans (SQLite)', () => {
-    async function plan(filters: Omit<ListFilters, 'limit' | 'now'>): Promise<string> {
-      const compiled = listConversationsQuery(t.store.db, { ...filters, now: 1, limit: 100 }).compile();
+    async function plan(filters: Omit<ListPageRequest, 'limit' | 'now'>, group?: ListGroup): Promise<string> {
+      const compiled = listConversationsQuery(t.store.db, { ...filters, now: 1, limit: 100 }, group).compile();
       const rows = await t.store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]));
       return rows.rows.map((row) => row.detail).join('; ');
     }
     const after = { updatedAt: 1, id: '01900000-0000-7000-8000-000000000000' };
-    const cases: [string, Omit<ListFilters, 'limit' | 'now'>, string][] = [
+    const cases: [string, Omit<ListPageRequest, 'limit' | 'now'>, string][] = [
       ['no filter', {}, 'conversations_by_update'],
       ['no filter, after a cursor', { after }, 'conversations_by_update'],
       ['status', { status: 'open', after }, 'conversations_by_status'],
@@ -203,6 +203,13 @@ describe('operator list', () => {
       expect(detail).not.toMatch(/TEMP B-TREE/);
       // With a cursor or a filter the index is entered at the right place, never walked from the start.
       if (Object.keys(filters).length > 0) expect(detail).toMatch(/^SEARCH conversations/);
+    });
+    it('unread first: the unread group walks the partial index, the read one the update index', async () => {
+      const unread = await plan({ after }, 'unread');
+      expect(unread).toContain('USING INDEX conversations_unread');
+      const read = await plan({ after }, 'read');
+      expect(read).toContain('USING INDEX conversations_by_update');
+      for (const detail of [unread, read]) expect(detail).not.toMatch(/TEMP B-TREE/);
     });
     it('snoozed, and the next to come back: only the partial index of the snoozed few', async () => {
       const snoozed = await plan({ snoozed: true });
