@@ -1,5 +1,6 @@
 import { newId } from '../../tokens.ts';
 import { defineWrite } from '../../writes/write.ts';
+import { bumpCounters } from '../overview-counters.ts';
 import { SAVED_REPLIES_MAX } from './schemas.ts';
 import type { SavedRepliesTable } from './tables.ts';
 
@@ -9,9 +10,15 @@ export interface NewSavedReply {
   now: number;
 }
 
+/** A counter of creations, written by each so that they run one at a time (see createSavedReply). */
+const SAVED_REPLY_CREATIONS = 'saved_reply_creations';
+
 export const createSavedReply = defineWrite({
   name: 'saved reply creation',
   async run(trx, { title, body, now }: NewSavedReply, refuse): Promise<SavedRepliesTable> {
+    // Every creation first writes this one counter row, so on PostgreSQL two creations at the cap take
+    // turns and the second counts the first's row: the cap holds across instances.
+    await bumpCounters(trx, { [SAVED_REPLY_CREATIONS]: 1 });
     const { count } = await trx.selectFrom('saved_replies').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
     if (Number(count) >= SAVED_REPLIES_MAX) return refuse('full');
     const row = { id: newId(), title, body, created_at: now, updated_at: now };
