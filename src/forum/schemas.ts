@@ -13,5 +13,5 @@ export const TopicParams = Type.Object({ topic_id: CloneType(IdParam, { descript
 
 /** The origin an agent's registration proved with a verified Web Bot Auth signature, for the operator. */
 export const AgentVerifiedOrigin = Type.Union([Type.String(), Type.Null()], {
-  description: 'The origin whose Web Bot Auth signature the agent registered with, verified (e.g. "https://agent.example"); null when none or for the moderator.',
+  description: 'The origin of the Web Bot Auth signature the agent registered with, verified; else null.',
 });

@@ -107,15 +107,11 @@ export const NoteRecord = Type.Object(
   { title: 'Note', description: 'A private operator note in the timeline; never shown to the visitor.' },
 );
 
-const VerifiedOrigin = (what: string) =>
-  Type.Union([Type.String(), Type.Null()], {
-    description: `The origin whose Web Bot Auth signature ${what} carried and that verified (e.g. "https://agent.example"); null when unsigned or unverified.`,
-  });
-
-export const OperatorMessageRecord = Type.Composite([MessageRecord, Type.Object({ verified_origin: VerifiedOrigin('the request that wrote it') })], {
-  title: 'OperatorMessage',
-  description: 'One message of a conversation, as the operator sees it.',
-});
+/** An intersection, not a composite: the document refers to Message instead of repeating it. */
+export const OperatorMessageRecord = Type.Intersect([
+  MessageRecord,
+  Type.Object({ verified_origin: Type.Union([Type.String(), Type.Null()], { description: 'The origin of the Web Bot Auth signature its request carried, verified; else null.' }) }),
+]);
 
 export const OperatorConversation = Type.Object({
   conversation: Type.Object({
@@ -131,7 +127,9 @@ export const OperatorConversation = Type.Object({
     message_count: Type.Integer(),
     unread_count: Type.Integer(),
     snoozed_until: SnoozedUntil,
-    verified_origin: VerifiedOrigin('the first contact'),
+    verified_origin: Type.Union([Type.String(), Type.Null()], {
+      description: 'The origin whose Web Bot Auth signature the first contact carried and that verified (e.g. "https://agent.example"); null when unsigned or unverified.',
+    }),
   }),
   messages: Type.Array(OperatorMessageRecord),
   notes: Type.Array(NoteRecord, { description: 'The operator\'s private notes, oldest first.' }),
