@@ -30,7 +30,7 @@ async function loadTopics(): Promise<void> {
 }
 
 function revokeButton(agentId: string, name: string): HTMLButtonElement {
-  const button = el('button', { className: 'danger small', text: 'Revoke agent', attrs: { type: 'button', 'aria-label': `Revoke ${name}` } });
+  const button = el('button', { className: 'danger small', text: 'Revoke agent', attrs: { type: 'button', 'aria-label': `Revoke agent ${name}` } });
   button.addEventListener('click', () => attempt('forum-status', () => revoke(agentId, name)));
   return button;
 }
