@@ -232,9 +232,11 @@ export function transportServer(config: Config): FastifyServerFactory {
       capInFlight(handler, transport.maxPipelinedRequests),
     );
     // A connection on which nothing moves either way (answers left unread) is closed too; later
-    // than the request timeout, so that a request arriving too slowly is answered 408 first.
-    server.setTimeout(2 * requestTimeout);
-    closeStalledConnections(server, 2 * requestTimeout);
+    // than the request timeout and the check that enforces it, so that a request arriving too
+    // slowly is always answered 408 first.
+    const idleTimeout = 2 * requestTimeout + TIMEOUT_CHECK_INTERVAL_MS;
+    server.setTimeout(idleTimeout);
+    closeStalledConnections(server, idleTimeout);
     capConnections(server, connectionCaps(transport), config.trustProxy);
     return server;
   };

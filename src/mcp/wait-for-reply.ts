@@ -39,13 +39,26 @@ function messagesAfter(conversation: Conversation, afterId: string | undefined):
   return conversation.messages.slice(index + 1);
 }
 
-function result(conversation: Conversation, fresh: Message[]) {
+/** What a result says of the conversation besides its new messages: all a held wait keeps of its read. */
+interface Position {
+  conversation_id: string;
+  status: Conversation['status'];
+  last_message_id: string;
+}
+
+const positionOf = (conversation: Conversation): Position => ({
+  conversation_id: conversation.conversation_id,
+  status: conversation.status,
+  last_message_id: conversation.messages.at(-1)!.id,
+});
+
+function result(position: Position, fresh: Message[]) {
   return toolSuccess({
-    conversation_id: conversation.conversation_id,
-    status: conversation.status,
+    conversation_id: position.conversation_id,
+    status: position.status,
     replied: fresh.some((message) => message.role === 'admin'),
     messages: fresh,
-    last_message_id: conversation.messages.at(-1)!.id,
+    last_message_id: position.last_message_id,
   });
 }
 
@@ -85,12 +98,6 @@ class Leaving implements Departure {
   }
 }
 
-/** What the answer to a wait that ran out needs of the last read: a held wait keeps this, not the read. */
-function summary(conversation: Conversation): Conversation {
-  const last = conversation.messages.at(-1)!;
-  return { ...conversation, messages: [last] };
-}
-
 /**
  * The message the wait counts from: after_message_id, or the visitor's own last message; an
  * ApiError when after_message_id names no message of the conversation.
@@ -103,11 +110,28 @@ function baselineOf(conversation: Conversation, args: ToolArguments): string | u
 }
 
 /**
+ * One round's read, decided: a result to return now, or (when nothing is new yet) the position to
+ * answer with should the wait run out. Only that position is kept while the wait is held.
+ */
+async function readRound(read: () => Promise<RouteAnswer>, args: ToolArguments, baseline: { afterId?: string; known: boolean }) {
+  const answer = await read();
+  if (answer.status !== 200) return { now: answerAsResult(answer) };
+  const conversation = answer.body as Conversation;
+  if (!baseline.known) {
+    baseline.afterId = baselineOf(conversation, args);
+    baseline.known = true;
+  }
+  const fresh = messagesAfter(conversation, baseline.afterId);
+  if (fresh.length > 0 || conversation.status !== 'open') return { now: result(positionOf(conversation), fresh) };
+  return { position: positionOf(conversation) };
+}
+
+/**
  * Waits on the change hub for the conversation (in the source's share of waits, released when the
  * MCP client leaves) until a message comes after the baseline, the conversation stops taking
  * messages, or the time is up. Every read is the visitor route's own, token check and seen marking
  * included. Each round begins its wait before it reads, so a change committed after the read still
- * wakes it, and one read serves both; between rounds only a summary of the read is held.
+ * wakes it, and one read serves both.
  */
 async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   const seconds = timeoutSeconds(args);
@@ -119,38 +143,32 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   const started = performance.now();
   const report = context.progress;
   const ticker = report && setInterval(() => void report(Math.round((performance.now() - started) / 1000), seconds, 'waiting for the operator').catch(() => undefined), MCP_WAIT.progressSeconds * 1000);
-  let afterId: string | undefined;
-  let held: Conversation | undefined;
+  const baseline: { afterId?: string; known: boolean } = { known: false };
+  let position: Position | undefined;
+  const ranOut = () => (position ? result(position, []) : notHeld(EARLY_ANSWER_RETRY_SECONDS));
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const left = deadline - performance.now();
+      const short = left < SHORTEST_WAIT_MS || context.signal.aborted;
       const leaving = new Leaving(context.response);
-      const waiting = left < SHORTEST_WAIT_MS || context.signal.aborted ? undefined : beginWait(live, key, left, context.request, context.response, leaving);
-      const answer = await read();
-      if (answer.status !== 200) {
+      const waiting = short ? undefined : beginWait(live, key, left, context.request, context.response, leaving);
+      let decided: Awaited<ReturnType<typeof readRound>>;
+      try {
+        decided = await readRound(read, args, baseline);
+      } catch (error) {
         leaving.leave();
-        return answerAsResult(answer);
+        throw error;
       }
-      const conversation = answer.body as Conversation;
-      if (round === 0) {
-        try {
-          afterId = baselineOf(conversation, args);
-        } catch (error) {
-          leaving.leave();
-          throw error;
-        }
-      }
-      const fresh = messagesAfter(conversation, afterId);
-      if (fresh.length > 0 || conversation.status !== 'open' || waiting === undefined) {
+      if (decided.now) {
         leaving.leave();
-        if (fresh.length > 0 || conversation.status !== 'open' || left < SHORTEST_WAIT_MS || context.signal.aborted) return result(conversation, fresh);
-        // The server would not hold this wait (the source's share, or every wait, is taken).
-        return notHeld(EARLY_ANSWER_RETRY_SECONDS);
+        return decided.now;
       }
-      held = summary(conversation);
-      if ((await waiting) !== 'changed') return result(held, []);
+      position = decided.position;
+      // Not held: the time is up, or the server would not hold it (the source's share, or every wait, is taken).
+      if (waiting === undefined) return short ? ranOut() : notHeld(EARLY_ANSWER_RETRY_SECONDS);
+      if ((await waiting) !== 'changed') return ranOut();
     }
-    return held ? result(held, []) : notHeld(EARLY_ANSWER_RETRY_SECONDS);
+    return ranOut();
   } finally {
     clearInterval(ticker);
   }
