@@ -179,7 +179,12 @@ export class ConversationTasks implements A2ARequestHandler {
     const { services } = this;
     await perform(services, followUp, {
       conversationId: conversation.id,
-      sender: { role: 'visitor', sources: requestSources(this.request), tokenHash: conversation.token_hash },
+      sender: {
+        role: 'visitor',
+        sources: requestSources(this.request),
+        tokenHash: conversation.token_hash,
+        verifiedOrigin: await services.signatureAgents.originOf(this.request),
+      },
       body: body.message,
       clientMessageId: messageId,
       cap: services.config.conversationMaxMessages,

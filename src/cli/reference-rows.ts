@@ -127,7 +127,7 @@ function conversations(reference: ReferenceExport): ImportedConversation[] {
     const messages: MessagesTable[] = sorted.map(({ row: message, createdAt, id: messageId }) => {
       const role = message.oneOf('role', ['visitor', 'admin'] as const);
       const seen = role === 'visitor' && seenLeft-- > 0;
-      return { id: importedId(createdAt, messageId), conversation_id: id, role, body: message.text('body'), client_message_id: message.optionalText('client_message_id'), created_at: createdAt, seen_at: seen ? createdAt : null };
+      return { id: importedId(createdAt, messageId), conversation_id: id, role, body: message.text('body'), client_message_id: message.optionalText('client_message_id'), created_at: createdAt, seen_at: seen ? createdAt : null, verified_origin: null };
     });
     const last = messages.at(-1);
     const createdAt = row.time('created_at');

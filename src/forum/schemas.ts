@@ -10,3 +10,8 @@ export const literals = <T extends string>(values: readonly T[], options?: Schem
 
 /** The path of every route about one topic, whichever folder serves it. */
 export const TopicParams = Type.Object({ topic_id: CloneType(IdParam, { description: 'The topic\'s id (UUID).' }) });
+
+/** The origin an agent's registration proved with a verified Web Bot Auth signature, for the operator. */
+export const AgentVerifiedOrigin = Type.Union([Type.String(), Type.Null()], {
+  description: 'The origin of the Web Bot Auth signature the agent registered with, verified; else null.',
+});

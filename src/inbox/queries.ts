@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Earlier } from '../writes/write.ts';
 import { prepare } from '../store/prepared.ts';
@@ -47,8 +47,8 @@ export async function findTokenHash(db: Db, id: string): Promise<string | undefi
 }
 
 /** A new message, not yet seen. */
-export const insertMessage = prepare<Omit<Insertable<MessagesTable>, 'seen_at'>, never>(
-  ['id', 'conversation_id', 'role', 'body', 'client_message_id', 'created_at'],
+export const insertMessage = prepare<Omit<MessagesTable, 'seen_at'>, never>(
+  ['id', 'conversation_id', 'role', 'body', 'client_message_id', 'created_at', 'verified_origin'],
   (db, p) => db.insertInto('messages').values({ ...p, seen_at: null }),
 );
 

@@ -45,6 +45,8 @@ export interface MessagesTable {
   client_message_id: string | null;
   created_at: number;
   seen_at: number | null;
+  /** The origin whose Web Bot Auth signature the request that wrote it carried, verified; null otherwise (and on the operator's). */
+  verified_origin: string | null;
 }
 
 /** Aggregates kept up to date in the same transactions as the rows they count. */

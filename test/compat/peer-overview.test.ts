@@ -65,7 +65,7 @@ describe('GET /api/admin/peer-overview', () => {
     expect(overview.recent_agents.find((agent) => agent.id === visible.agent_id)).toMatchObject({ status: 'active', referral_id: 'github', presence_status: 'available', accepts_new_threads: 1 });
     expect(overview.recent_agents.find((agent) => agent.id === hidden.agent_id)).toMatchObject({ discoverable: 0, presence_status: 'offline' });
     expect(Object.keys(latestAgent!).sort()).toEqual(
-      ['accepts_new_threads', 'agent_id', 'created_at', 'discoverable', 'display_name', 'id', 'presence_status', 'referral_id', 'status', 'updated_at'].sort(),
+      ['accepts_new_threads', 'agent_id', 'created_at', 'discoverable', 'display_name', 'id', 'presence_status', 'referral_id', 'status', 'updated_at', 'verified_origin'].sort(),
     );
 
     expect(overview.recent_threads.map((thread) => thread.id)).toEqual([unlisted.topic_id, topic.topic_id, expect.any(String)]);

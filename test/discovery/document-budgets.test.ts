@@ -22,8 +22,9 @@ const BUDGETS: Record<string, number> = {
   // +2,000 for issue #31's snooze (one operator route, ?snoozed=, snoozed_until on the list and the read),
   // +600 for typical_first_reply_seconds (issue #30) on the receipt, the read and the guide,
   // +1,000 for GET /api/admin/webhooks (issue #29: the webhook events given up, for the console's warning),
-  // +2,800 for issue #31's visitor panel route (/related) and the list's ?order= and ?count= with its total.
-  '/openapi.json': 215_300,
+  // +2,800 for issue #31's visitor panel route (/related) and the list's ?order= and ?count= with its total,
+  // +700 for verified_origin (issue #32) on the operator's messages, moderator posts, bridges and peer overview.
+  '/openapi.json': 216_000,
   // +5,400 for the 3 token rotation routes and the blocked/token_revoked codes, +2,200 for proof of work,
   // +100 for messages' body_html (issue #31: the contact page shows the operator's replies rendered).
   // +400 for typical_first_reply_seconds.

@@ -89,8 +89,9 @@ describe('the operator\'s server', () => {
     const unread = await call<{ conversations: Array<{ id: string; unread_count: number }> }>(operator, 'list_conversations', { unread: true, invitation_id: 'mcp-invite' });
     expect(unread.conversations.map((item) => [item.id, item.unread_count])).toEqual([[created.conversation_id, 1]]);
 
-    const read = await call<{ messages: Array<{ seen_at: string | null }> }>(operator, 'read_conversation', { conversation_id: created.conversation_id });
+    const read = await call<{ messages: Array<{ seen_at: string | null; verified_origin: string | null }> }>(operator, 'read_conversation', { conversation_id: created.conversation_id });
     expect(read.messages[0]!.seen_at).not.toBeNull();
+    expect(read.messages[0]!.verified_origin).toBeNull();
     expect((await call<{ conversations: unknown[] }>(operator, 'list_conversations', { unread: true })).conversations).toEqual([]);
 
     const replied = await call<{ duplicate: boolean; message_id: string }>(operator, 'reply', { conversation_id: created.conversation_id, message: 'Hello back.', client_message_id: 'operator-0001' });
@@ -142,8 +143,9 @@ describe('the operator\'s server', () => {
     const bridged = await t.inject({ method: 'POST', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(member.thread_access_token), payload: { message: 'Psst, operator.' } });
     expect(bridged.statusCode).toBe(201);
 
-    const { bridges } = await call<{ bridges: Array<{ topic_id: string; agent_id: string; unread_count: number }> }>(operator, 'list_bridges');
+    const { bridges } = await call<{ bridges: Array<{ topic_id: string; agent_id: string; unread_count: number; verified_origin: string | null }> }>(operator, 'list_bridges');
     expect(bridges).toHaveLength(1);
+    expect(bridges[0]!.verified_origin).toBeNull();
     const { topic_id, agent_id } = bridges[0]!;
     expect(await call(operator, 'reply_to_bridge', { topic_id, agent_id, message: 'Heard you.' })).toMatchObject({ duplicate: false });
     const channel = await t.inject({ method: 'GET', url: `/api/forum/topics/${topic.topic_id}/owner`, headers: bearer(member.thread_access_token) });

@@ -106,4 +106,44 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
     await expectNoAxeViolations(page, 'thread with a verified origin and the block form, 390 px, dark');
     expect(run.problems).toEqual([]);
   }, 60_000);
+
+  it('shows "verified: <origin>" under a signed follow-up and beside a signed forum agent, axe clean at 1280 and 390 px, light and dark', async () => {
+    const created = await createConversation(run.t, { message: 'Unsigned hello', name: 'Follow-up Agent' });
+    expect((await followUp(created)).statusCode).toBe(201);
+    // As the Web Bot Auth check records them (test/bot-auth covers the signatures themselves).
+    await run.t.store.db.updateTable('messages').set({ verified_origin: 'https://follow.example' }).where('conversation_id', '=', created.conversation_id).where('body', '=', 'Again').execute();
+    const peer = await run.t.inject({ method: 'POST', url: '/api/peers', payload: { display_name: 'Signed Forum Agent' } });
+    expect(peer.statusCode).toBe(201);
+    await run.t.store.db.updateTable('peer_agents').set({ verified_origin: 'https://forum-agent.example' }).where('id', '=', peer.json().agent_id).execute();
+    const topic = await run.t.inject({ method: 'POST', url: '/api/forum/topics', headers: bearer(peer.json().access_token), payload: { title: 'Verified topic', summary: 'Signed', message: 'Signed post' } });
+    expect(topic.statusCode).toBe(201);
+    const bridged = await run.t.inject({ method: 'POST', url: `/api/forum/topics/${topic.json().topic_id}/owner`, headers: bearer(topic.json().thread_access_token), payload: { message: 'To you' } });
+    expect(bridged.statusCode).toBe(201);
+
+    for (const { width, height, dark } of [
+      { width: 1280, height: 800, dark: false },
+      { width: 390, height: 844, dark: true },
+    ]) {
+      const page = await run.newPage({ width, height, dark });
+      await signIn(page);
+      await page.locator('.conversation-row a', { hasText: 'Follow-up Agent' }).click();
+      const messages = page.locator('#thread-messages > li');
+      await expect.poll(() => messages.count()).toBe(2);
+      expect(await messages.nth(1).locator('.verified').textContent()).toBe('verified: https://follow.example');
+      expect(await messages.nth(1).locator('.verified').isVisible()).toBe(true);
+      expect(await messages.nth(0).locator('.verified').count()).toBe(0);
+      await expectNoAxeViolations(page, `a verified follow-up, ${width} px${dark ? ', dark' : ''}`);
+
+      await page.click('#nav-forum');
+      await page.locator('#topics button', { hasText: 'Verified topic' }).click();
+      const post = page.locator('#topic-messages li', { hasText: 'Signed post' });
+      await expect.poll(() => post.locator('.verified').textContent()).toBe('verified: https://forum-agent.example');
+      const bridge = page.locator('#bridges > li', { hasText: 'Signed Forum Agent in Verified topic' });
+      expect(await bridge.locator('.verified').textContent()).toBe('verified: https://forum-agent.example');
+      expect(await bridge.locator('.verified').isVisible()).toBe(true);
+      await expectNoAxeViolations(page, `forum moderation with a verified agent, ${width} px${dark ? ', dark' : ''}`);
+      await page.context().close();
+    }
+    expect(run.problems).toEqual([]);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import { byId, el, errorText, formatTime, randomHex } from '../dom.ts';
 import { attempt, call, setStatus } from './api.ts';
 import { age } from './inbox-list.ts';
 import { state } from './state.ts';
+import { verifiedLine } from './verified.ts';
 
 export async function loadForum(): Promise<void> {
   state.forumLoaded = true;
@@ -29,7 +30,7 @@ async function loadTopics(): Promise<void> {
 }
 
 function revokeButton(agentId: string, name: string): HTMLButtonElement {
-  const button = el('button', { className: 'danger small', text: 'Revoke agent', attrs: { type: 'button', 'aria-label': `Revoke ${name}` } });
+  const button = el('button', { className: 'danger small', text: 'Revoke agent', attrs: { type: 'button', 'aria-label': `Revoke agent ${name}` } });
   button.addEventListener('click', () => attempt('forum-status', () => revoke(agentId, name)));
   return button;
 }
@@ -52,6 +53,7 @@ async function openTopic(id: string): Promise<void> {
         'li',
         { className: `message ${post.sender_role === 'moderator' ? 'moderator' : ''} ${post.hidden ? 'hidden-post' : ''}` },
         el('div', { className: 'meta', text: `${who} · ${formatTime(post.created_at)}${post.hidden ? ' · hidden' : ''}` }),
+        ...verifiedLine(post.verified_origin),
         el('p', { className: 'body', text: post.message }),
         el('div', { className: 'actions' }, toggle, ...revoke),
       );
@@ -97,7 +99,7 @@ async function loadBridges(): Promise<void> {
       const thread = el('ol', { className: 'messages' });
       button.addEventListener('click', () => attempt('forum-status', () => openBridge(bridge, thread)));
       const badge = bridge.unread_count > 0 ? [el('span', { className: 'badge', text: String(bridge.unread_count), attrs: { title: 'unread' } })] : [];
-      return el('li', {}, button, ...badge, revokeButton(bridge.agent_id, bridge.agent_display_name), thread);
+      return el('li', {}, button, ...badge, ...verifiedLine(bridge.verified_origin, 'span'), revokeButton(bridge.agent_id, bridge.agent_display_name), thread);
     }),
   );
   if (bridges.length === 0) byId('bridges').append(el('li', { className: 'meta', text: 'No owner bridges yet.' }));

@@ -5,6 +5,7 @@ import { loadConversations, renderList } from './inbox-list.ts';
 import { markCurrent, navigate } from './navigation.ts';
 import { labelWords } from './overview.ts';
 import { state } from './state.ts';
+import { verifiedLine } from './verified.ts';
 import { showVisitorPanel } from './visitor-panel.ts';
 
 /** What the thread pane says when no conversation is open, as the page came. */
@@ -47,6 +48,7 @@ function renderThread(data: OperatorConversation): void {
         'li',
         { className: `message ${message.role}` },
         el('div', { className: 'meta', text: `${message.role === 'admin' ? 'You (operator)' : conversation.name} · ${formatTime(message.created_at)}${message.role === 'admin' && message.seen_at ? ' · seen' : ''}` }),
+        ...verifiedLine(message.verified_origin),
         messageBody(message),
       ),
     })),

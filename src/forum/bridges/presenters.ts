@@ -24,6 +24,7 @@ export function presentBridgeList(bridges: BridgeSummaryRow[]): Static<typeof Br
       agent_id: bridge.agent_id,
       topic_title: bridge.topic_title,
       agent_display_name: bridge.agent_display_name,
+      verified_origin: bridge.verified_origin,
       message_count: bridge.message_count,
       unread_count: bridge.unread_count,
       last_message_at: isoTime(bridge.last_message_at),

@@ -79,14 +79,14 @@ const BRIDGE_LIST_LIMIT = 200;
 
 export type BridgeSummaryRow = Awaited<ReturnType<typeof listBridges>>[number];
 
-/** The most recently active bridges, with their topic's title and their agent's name. */
+/** The most recently active bridges, with their topic's title and their agent's name and verified origin. */
 export function listBridges(db: Db, limit = BRIDGE_LIST_LIMIT) {
   return db
     .selectFrom('owner_bridges')
     .innerJoin('forum_topics', 'forum_topics.id', 'owner_bridges.topic_id')
     .innerJoin('peer_agents', 'peer_agents.id', 'owner_bridges.agent_id')
     .selectAll('owner_bridges')
-    .select(['forum_topics.title as topic_title', 'peer_agents.display_name as agent_display_name'])
+    .select(['forum_topics.title as topic_title', 'peer_agents.display_name as agent_display_name', 'peer_agents.verified_origin'])
     .orderBy('owner_bridges.last_message_at', 'desc')
     .limit(limit)
     .execute();

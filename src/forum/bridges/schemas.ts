@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { described, NotModified, NullableTimestamp, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
-import { literals } from '../schemas.ts';
+import { AgentVerifiedOrigin, literals } from '../schemas.ts';
 
 export const BridgeMessage = Type.Object({
   message_id: described(Uuid, 'The message\'s id.'),
@@ -27,6 +27,7 @@ export const BridgeSummary = Type.Object({
   agent_id: Uuid,
   topic_title: Type.String(),
   agent_display_name: Type.String(),
+  verified_origin: AgentVerifiedOrigin,
   message_count: Type.Integer(),
   unread_count: Type.Integer(),
   last_message_at: Timestamp,

@@ -5,7 +5,7 @@ import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../h
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { moderatorPost, postReply } from '../posts/commands/post-reply.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
-import { listPostsPage } from '../posts/queries.ts';
+import { listModeratorPostsPage } from '../posts/queries.ts';
 import { PostReceipt } from '../posts/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
 import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
@@ -78,7 +78,7 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
       const topic = await findTopic(store.db, request.params.topic_id);
       if (!topic) throw new ApiError('topic_not_found');
       // Query ids are not lowercased with the path's.
-      const posts = await listPostsPage(store.db, topic.id, request.query.before?.toLowerCase(), MESSAGE_PAGE_SIZE);
+      const posts = await listModeratorPostsPage(store.db, topic.id, request.query.before?.toLowerCase(), MESSAGE_PAGE_SIZE);
       return presentModeratorTopicPage(topic, posts, config.forumModeratorName, baseUrl(request));
     },
   );

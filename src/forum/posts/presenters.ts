@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../../clock.ts';
-import type { PostRow } from './queries.ts';
+import type { ModeratorPostRow, PostRow } from './queries.ts';
 import type { ForumMessage, HideReceipt, ModeratorMessage, PostReceipt } from './schemas.ts';
 
 export const REMOVED_TEXT = '[removed by moderator]';
@@ -32,8 +32,8 @@ function presentPostAsWritten(post: PostRow): Static<typeof ForumMessage> {
 }
 
 /** The moderator's view: every post as written, hidden ones marked. */
-export function presentModeratorPost(post: PostRow): Static<typeof ModeratorMessage> {
-  return { ...presentPostAsWritten(post), hidden: post.hidden === 1 };
+export function presentModeratorPost(post: ModeratorPostRow): Static<typeof ModeratorMessage> {
+  return { ...presentPostAsWritten(post), hidden: post.hidden === 1, verified_origin: post.sender_verified_origin };
 }
 
 export function presentPostReceipt(topicId: string, messageId: string, duplicate: boolean): Static<typeof PostReceipt> {

@@ -113,9 +113,22 @@ export async function countPostsBefore(db: Db, topicId: string, id: string): Pro
   return Number(row.count);
 }
 
-/** A page of up to `size` posts before `before` (newest page first), returned oldest first. */
-export async function listPostsPage(db: Db, topicId: string, before: string | undefined, size: number) {
-  const rows = await listPostsBefore(db, topicId, before, size + 1);
+/** The moderator's posts: each with its agent's verified origin (null for the moderator's posts and unverified agents). */
+export type ModeratorPostRow = PostRow & { sender_verified_origin: string | null };
+
+function listModeratorPostsBefore(db: Db, topicId: string, before: string | undefined, limit: number): Promise<ModeratorPostRow[]> {
+  const posts = db.selectFrom('forum_messages').leftJoin('peer_agents', 'peer_agents.id', 'forum_messages.sender_agent_id').where('forum_messages.topic_id', '=', topicId);
+  return (before === undefined ? posts : posts.where('forum_messages.id', '<', before))
+    .selectAll('forum_messages')
+    .select('peer_agents.verified_origin as sender_verified_origin')
+    .orderBy('forum_messages.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The moderator's page of up to `size` posts before `before` (newest page first), returned oldest first. */
+export async function listModeratorPostsPage(db: Db, topicId: string, before: string | undefined, size: number) {
+  const rows = await listModeratorPostsBefore(db, topicId, before, size + 1);
   const more = rows.length > size;
   const page = (more ? rows.slice(0, size) : rows).reverse();
   return { page, nextBefore: more && page[0] ? page[0].id : null };

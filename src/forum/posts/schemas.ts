@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { FORUM_FACTS } from '../../http/agent-facts.ts';
 import type { ErrorCode } from '../../http/errors.ts';
 import { described, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
-import { literals } from '../schemas.ts';
+import { AgentVerifiedOrigin, literals } from '../schemas.ts';
 
 export const ForumMessage = Type.Object({
   message_id: described(Uuid, 'The post\'s id.'),
@@ -12,7 +12,7 @@ export const ForumMessage = Type.Object({
   message: Type.String({ description: `The post's text ("[removed by moderator]" when hidden). ${FORUM_FACTS.untrusted}` }),
   created_at: described(Timestamp, 'When it was posted.'),
 }, { title: 'ForumMessage' });
-export const ModeratorMessage = Type.Composite([ForumMessage, Type.Object({ hidden: Type.Boolean() })]);
+export const ModeratorMessage = Type.Composite([ForumMessage, Type.Object({ hidden: Type.Boolean(), verified_origin: AgentVerifiedOrigin })]);
 
 export const PostReceipt = Type.Object({
   ok: Type.Literal(true, { description: 'Always true on success.' }),

@@ -42,7 +42,7 @@ export async function readPeerCounts(db: Db, now: number) {
 export function listRecentAgents(db: Db) {
   return db
     .selectFrom('peer_agents')
-    .select(['id', 'display_name', 'revoked_at', 'discoverable', 'presence_status', 'accepts_new_threads', 'referral_id', 'created_at', 'updated_at'])
+    .select(['id', 'display_name', 'revoked_at', 'discoverable', 'presence_status', 'accepts_new_threads', 'referral_id', 'verified_origin', 'created_at', 'updated_at'])
     .orderBy('updated_at', 'desc')
     .orderBy('id', 'desc')
     .limit(RECENT_ROWS)

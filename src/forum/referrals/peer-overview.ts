@@ -4,7 +4,7 @@ import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, described, responses, Timestamp, Uuid 
 import { LOBBY_KEY } from '../categories.ts';
 import { PRESENCE_STATUSES } from '../presence/schemas.ts';
 import type { RouteDefinition } from '../routing.ts';
-import { literals } from '../schemas.ts';
+import { AgentVerifiedOrigin, literals } from '../schemas.ts';
 import { MESSAGE_PAGE_SIZE } from '../topics/schemas.ts';
 import { listReferralTotals } from './counters.ts';
 import { listRecentAgents, listRecentTopics, readPeerCounts, RECENT_ROWS } from './peer-overview-queries.ts';
@@ -41,6 +41,7 @@ const PeerOverview = Type.Object({
       presence_status: literals(PRESENCE_STATUSES),
       accepts_new_threads: flag('Its self-reported accepts_new_threads'),
       referral_id: Type.Union([Type.String(), Type.Null()], { description: 'The referral id it registered with, or null.' }),
+      verified_origin: AgentVerifiedOrigin,
       created_at: Timestamp,
       updated_at: Timestamp,
     }),
@@ -112,6 +113,7 @@ export const peerOverviewRoute: RouteDefinition = (app) => {
           presence_status: agent.presence_status,
           accepts_new_threads: agent.accepts_new_threads === 1 ? 1 : 0,
           referral_id: agent.referral_id,
+          verified_origin: agent.verified_origin,
           created_at: isoTime(agent.created_at),
           updated_at: isoTime(agent.updated_at),
         })),

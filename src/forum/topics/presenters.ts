@@ -4,7 +4,7 @@ import { PEER_FACTS, TOKEN_FACTS } from '../../http/agent-facts.ts';
 import type { ListPosition } from '../../http/cursor.ts';
 import { encodeCursor } from '../../http/cursor.ts';
 import { presentModeratorPost } from '../posts/presenters.ts';
-import type { PostRow } from '../posts/queries.ts';
+import type { ModeratorPostRow } from '../posts/queries.ts';
 import type { TopicStatus, TopicVisibility } from '../tables.ts';
 import type { ThreadToken } from './thread-token.ts';
 import { MODERATOR_CREATOR } from './moderator-topic.ts';
@@ -94,7 +94,7 @@ export function presentAdminTopicList(
 /** The moderator's read of a topic: every post as written, hidden ones marked. */
 export function presentModeratorTopicPage(
   topic: TopicRow,
-  posts: { page: PostRow[]; nextBefore: string | null },
+  posts: { page: ModeratorPostRow[]; nextBefore: string | null },
   moderatorName: string,
   baseUrl: string,
 ): Static<typeof ModeratorTopicPage> {

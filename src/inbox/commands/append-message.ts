@@ -20,9 +20,10 @@ type Db = Kysely<Database>;
 /**
  * The visitor is charged to their source's follow-up limit and alerts the operator; the operator is
  * neither. The visitor's write also checks the hash of the token it presented (a rotation or
- * revocation another instance committed holds at once) and the blocks on its sources.
+ * revocation another instance committed holds at once) and the blocks on its sources, and keeps the
+ * origin of its verified Web Bot Auth signature (null when unsigned) on the message.
  */
-export type Sender = { role: 'visitor'; sources: Sources; tokenHash: string } | { role: 'admin' };
+export type Sender = { role: 'visitor'; sources: Sources; tokenHash: string; verifiedOrigin: string | null } | { role: 'admin' };
 
 export interface NewMessage {
   conversationId: string;
@@ -57,7 +58,15 @@ async function appendMessage(trx: Db, input: NewMessage, refuse: Refuse<NoSlot>)
     sender.role === 'visitor'
       ? reserveVisitorSlot.compile(trx, { ...slot, tokenHash: sender.tokenHash, source: sender.sources.source, wide: sender.sources.wide })
       : reserveSlot.compile(trx, slot),
-    insertMessage.compile(trx, { id: messageId, conversation_id: conversationId, role: sender.role, body: input.body, client_message_id: input.clientMessageId, created_at: now }),
+    insertMessage.compile(trx, {
+      id: messageId,
+      conversation_id: conversationId,
+      role: sender.role,
+      body: input.body,
+      client_message_id: input.clientMessageId,
+      created_at: now,
+      verified_origin: sender.role === 'visitor' ? sender.verifiedOrigin : null,
+    }),
     ...(charge ? [charge.statement] : []),
   ]);
   const claimed = rowsOf<{ unread_count: number }>(reserved!)[0];

@@ -90,7 +90,7 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation,
   const charge = input.limiter.charge(trx, charges(input));
   const inserts = [
     insertConversation.compile(trx, conversation),
-    insertMessage.compile(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now }),
+    insertMessage.compile(trx, { id: newId(), conversation_id: conversation.id, role: 'visitor', body: input.message, client_message_id: null, created_at: input.now, verified_origin: input.verifiedOrigin }),
   ];
   const bumps = [
     counterBump(trx, {

@@ -93,7 +93,7 @@ export function presentOperatorConversation(conversation: ConversationRow, messa
       snoozed_until: nullableTime(conversation.snoozed_until),
       verified_origin: conversation.verified_origin,
     },
-    messages: messages.map((message) => presentMessage(message, 'all')),
+    messages: messages.map((message) => ({ ...presentMessage(message, 'all'), verified_origin: message.verified_origin })),
     notes: notes.map(presentNote),
   };
 }

@@ -107,6 +107,12 @@ export const NoteRecord = Type.Object(
   { title: 'Note', description: 'A private operator note in the timeline; never shown to the visitor.' },
 );
 
+/** An intersection, not a composite: the document refers to Message instead of repeating it. */
+export const OperatorMessageRecord = Type.Intersect([
+  MessageRecord,
+  Type.Object({ verified_origin: Type.Union([Type.String(), Type.Null()], { description: 'The origin of the Web Bot Auth signature its request carried, verified; else null.' }) }),
+]);
+
 export const OperatorConversation = Type.Object({
   conversation: Type.Object({
     id: Uuid,
@@ -125,7 +131,7 @@ export const OperatorConversation = Type.Object({
       description: 'The origin whose Web Bot Auth signature the first contact carried and that verified (e.g. "https://agent.example"); null when unsigned or unverified.',
     }),
   }),
-  messages: Type.Array(MessageRecord),
+  messages: Type.Array(OperatorMessageRecord),
   notes: Type.Array(NoteRecord, { description: 'The operator\'s private notes, oldest first.' }),
 });
 

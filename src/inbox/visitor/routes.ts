@@ -136,7 +136,12 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const conversationId = request.conversationId!;
       const posted = await perform(app.services, followUp, {
         conversationId,
-        sender: { role: 'visitor', sources: requestSources(request), tokenHash: request.conversationTokenHash! },
+        sender: {
+          role: 'visitor',
+          sources: requestSources(request),
+          tokenHash: request.conversationTokenHash!,
+          verifiedOrigin: await app.services.signatureAgents.originOf(request),
+        },
         ...messageInput(request.body),
         cap: config.conversationMaxMessages,
         limiter,

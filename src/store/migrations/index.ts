@@ -19,6 +19,7 @@ import * as snooze from './0017_snooze.ts';
 import * as linkBlocksAndReminderCascade from './0018_link_blocks_and_reminder_cascade.ts';
 import * as webhookLosses from './0019_webhook_losses.ts';
 import * as conversationSourceIndex from './0020_conversation_source_index.ts';
+import * as messageVerifiedOrigin from './0021_message_verified_origin.ts';
 
 /** Every migration in order. Append only: a released migration is never edited. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_link_blocks_and_reminder_cascade': linkBlocksAndReminderCascade,
   '0019_webhook_losses': webhookLosses,
   '0020_conversation_source_index': conversationSourceIndex,
+  '0021_message_verified_origin': messageVerifiedOrigin,
 };

@@ -66,7 +66,7 @@ async function conversationOf(limits: Limiter): Promise<{ conversationId: string
   return { conversationId: created.id, now: contact.now, tokenHash: contact.tokenHash };
 }
 
-const visitor = (source: string, tokenHash: string) => ({ role: 'visitor' as const, sources: { source, wide: `${source}-wide` }, tokenHash });
+const visitor = (source: string, tokenHash: string) => ({ role: 'visitor' as const, sources: { source, wide: `${source}-wide` }, tokenHash, verifiedOrigin: null });
 
 const position = (statements: string[], start: string) => statements.findIndex((sql) => sql.startsWith(start));
 

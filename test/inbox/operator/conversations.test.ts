@@ -45,7 +45,7 @@ describe('operator conversation routes', () => {
         verified_origin: null,
       });
       expect(view.messages).toEqual([
-        { id: expect.any(String), role: 'visitor', body: 'First', body_html: '<p>First</p>', created_at: '2026-11-22T12:00:00.000Z', seen_at: '2026-11-22T12:00:00.000Z' },
+        { id: expect.any(String), role: 'visitor', body: 'First', body_html: '<p>First</p>', created_at: '2026-11-22T12:00:00.000Z', seen_at: '2026-11-22T12:00:00.000Z', verified_origin: null },
       ]);
       expect(response.body).not.toMatch(/token_hash|fingerprint|[0-9a-f]{64}/);
     });
