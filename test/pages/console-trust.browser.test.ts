@@ -125,7 +125,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
       { width: 390, height: 844, dark: true },
     ]) {
       const page = await run.newPage({ width, height, dark });
-      await signIn(page);
+      await signInToConsole(page, run.base);
       await page.locator('.conversation-row a', { hasText: 'Follow-up Agent' }).click();
       const messages = page.locator('#thread-messages > li');
       await expect.poll(() => messages.count()).toBe(2);
