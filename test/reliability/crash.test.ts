@@ -67,7 +67,7 @@ describe('acknowledged writes survive SIGKILL', () => {
   const topics: Topic[] = [];
   let kills = 0;
 
-  const env = () => ({ ...store.env, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'warn', ...RAISED_LIMITS });
+  const env = () => ({ ...store.env, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'info', ...RAISED_LIMITS });
 
   async function start(): Promise<void> {
     const port = await freePort();
