@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TestApp } from '../helpers.ts';
 
 /** A Standard Webhooks secret (whsec_ and the base64 of 32 bytes) and its key. */
@@ -84,11 +84,9 @@ export interface WebhookBody {
 
 export const bodyOf = (delivery: Delivery) => JSON.parse(delivery.body) as WebhookBody;
 
-/** Waits (at most `seconds`) until `condition` holds, then asserts it. */
+/** Waits (at most `seconds`) until `condition` holds. */
 export async function until(condition: () => boolean | Promise<boolean>, seconds = 15): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  while (!(await condition()) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(await condition()).toBe(true);
+  await vi.waitFor(async () => expect(await condition()).toBe(true), { timeout: seconds * 1000 });
 }
 
 export async function outboxRows(t: TestApp): Promise<number> {
