@@ -94,4 +94,18 @@ export async function outboxRows(t: TestApp): Promise<number> {
   return Number(row.n);
 }
 
+/**
+ * A sentinel event: a conversation created through `app`, waited for at the receiver and gone from
+ * the outbox (so counted too). Events are claimed in the order written, so once it has come, an
+ * earlier event sent twice would have come before it. Returns its conversation id.
+ */
+export async function sentinel(app: TestApp, receiver: Receiver): Promise<string> {
+  const created = await app.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'sentinel' } });
+  expect(created.statusCode).toBe(201);
+  const id = (created.json() as { conversation_id: string }).conversation_id;
+  await until(() => receiver.delivered.some((delivery) => bodyOf(delivery).data.conversation_id === id));
+  await until(async () => (await outboxRows(app)) === 0);
+  return id;
+}
+
 export { ONE_OF_EACH, ONE_OF_EACH_TOTAL, oneOfEach } from '../live/one-of-each.ts';
