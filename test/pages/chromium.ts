@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { startApp, TEST_STORE, type TestApp, type TestAppOptions } from '../helpers.ts';
+import { ADMIN_TOKEN, startApp, TEST_STORE, type TestApp, type TestAppOptions } from '../helpers.ts';
 
 /*
  * What the browser suites share: Debian's headless chromium against a real listening server, the
@@ -77,6 +77,14 @@ interface AxeViolation {
  * scripts, so axe is not added as a script tag: it is evaluated through the DevTools protocol,
  * which the CSP does not govern, and leaves the page's own policy as it is.
  */
+/** Signs in to the console with the administrator token (Enter in the field) and waits for its list. */
+export async function signInToConsole(page: Page, base: string): Promise<void> {
+  await page.goto(`${base}/admin/`);
+  await page.fill('#admin-token', ADMIN_TOKEN);
+  await page.press('#admin-token', 'Enter');
+  await page.waitForSelector('#console:not([hidden]) .conversation-row');
+}
+
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {

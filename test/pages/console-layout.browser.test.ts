@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, adminHeaders, bearer, createConversation } from '../helpers.ts';
+import { adminHeaders, bearer, createConversation } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
-import { browserTestsRun, startBrowserRun, type BrowserRun } from './chromium.ts';
+import { browserTestsRun, signInToConsole, startBrowserRun, type BrowserRun } from './chromium.ts';
 
 /** The console's rough edges (issue #31 item 7), measured in Chromium at a phone's and a laptop's size. */
 describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
@@ -15,13 +15,6 @@ describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
   });
   afterAll(() => run?.close());
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${run.base}/admin/`);
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.press('#admin-token', 'Enter');
-    await page.waitForSelector('#console:not([hidden]) .conversation-row');
-  }
-
   /** Where the first row starts and how many rows are wholly on the screen. */
   async function measure(page: Page): Promise<{ firstTop: number; rowsInView: number }> {
     return page.evaluate(() => {
@@ -32,10 +25,10 @@ describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
 
   it('puts the first conversation under 200 px down a phone and 9 or more rows on a 1280 × 800 screen', async () => {
     const phone = await run.newPage({ width: 390, height: 844 });
-    await signIn(phone);
+    await signInToConsole(phone, run.base);
     const onPhone = await measure(phone);
     const desktop = await run.newPage({ width: 1280, height: 800 });
-    await signIn(desktop);
+    await signInToConsole(desktop, run.base);
     const onDesktop = await measure(desktop);
     console.warn(`layout: phone first row at ${onPhone.firstTop} px (${onPhone.rowsInView} rows in view); desktop first row at ${onDesktop.firstTop} px, ${onDesktop.rowsInView} rows in view`);
     expect(onPhone.firstTop).toBeLessThan(200);
@@ -45,7 +38,7 @@ describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
 
   it('names totals and labels in words, says "1 post", leaves the thread by Esc on a phone only', async () => {
     const page = await run.newPage({ width: 1280, height: 800 });
-    await signIn(page);
+    await signInToConsole(page, run.base);
     expect(await page.locator('#totals dt').allTextContents()).toEqual(['Conversations', 'Unread', 'Open', 'Closed', 'Spam', 'New in 24 h']);
     const labels = await page.locator('#f-label option').evaluateAll((options: HTMLOptionElement[]) => options.map((option) => [option.value, option.text]));
     expect(labels).toContainEqual(['transport_test', 'transport test']);
@@ -57,7 +50,7 @@ describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
     expect(await page.locator('#thread').isVisible()).toBe(true);
 
     const phone = await run.newPage({ width: 390, height: 844 });
-    await signIn(phone);
+    await signInToConsole(phone, run.base);
     await phone.locator('.conversation-row a').first().click();
     await phone.waitForSelector('#thread:not([hidden])');
     await phone.locator('#thread-title').click();
@@ -79,7 +72,7 @@ describe.runIf(browserTestsRun)('the console layout in a real browser', () => {
     page.on('request', (request) => {
       if (request.method() === 'DELETE') deletes.push(request.url());
     });
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.locator('.conversation-row a', { hasText: 'Undo Visitor' }).click();
     await page.waitForSelector('#thread:not([hidden])');
     expect(await page.locator('.actions button:visible').allTextContents()).toEqual(['Close', 'Mark spam', 'Delete…']);

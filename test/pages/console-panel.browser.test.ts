@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, json } from '../helpers.ts';
+import { json } from '../helpers.ts';
 import { create, reply, ROOMY_LIMITS } from '../inbox/support.ts';
-import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
+import { browserTestsRun, expectNoAxeViolations, signInToConsole, startBrowserRun, type BrowserRun } from './chromium.ts';
 
 const VIEWS = [
   { width: 1280, height: 800, dark: false },
@@ -19,13 +19,6 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
     run = await startBrowserRun({ env: ROOMY_LIMITS });
   });
   afterAll(() => run?.close());
-
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${run.base}/admin/`);
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.press('#admin-token', 'Enter');
-    await page.waitForSelector('#console:not([hidden]) .conversation-row');
-  }
 
   async function createFrom(address: string, body: Record<string, unknown>): Promise<{ conversation_id: string; access_token: string }> {
     const response = await create(run.t, body, { remoteAddress: address });
@@ -44,7 +37,7 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
     const latest = await createFrom(address, { message: 'The latest question', name: 'Panel Latest', invitation_id: 'spring-launch' });
     for (const view of VIEWS) {
       const page = await run.newPage(view);
-      await signIn(page);
+      await signInToConsole(page, run.base);
       await page.locator('#conversations .conversation-row', { hasText: 'Panel Latest' }).locator('a').click();
       await expect.poll(() => page.locator('#related').textContent()).toContain('Panel Earlier');
       const shown = await facts(page);
@@ -63,7 +56,7 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
     run.t.clock.advance(3_600_000);
     expect((await reply(run.t, latest.conversation_id, latest.access_token, { message: 'One more thing' })).statusCode).toBe(201);
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.locator('#conversations .conversation-row', { hasText: 'Panel Latest' }).locator('a').click();
     await expect.poll(async () => (await facts(page))['Last contact']).not.toBe((await facts(page))['First contact']);
     await page.click('#block-panel summary');
@@ -82,7 +75,7 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
   it('puts unread conversations first on request and counts what the filters and the search find', async () => {
     for (let index = 0; index < 3; index += 1) await createFrom('192.0.2.31', { message: `Counting question ${index}`, name: `Counted ${index}` });
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     // The newest one, once read, drops below every unread one in the "Unread first" order.
     await page.locator('#conversations .conversation-row', { hasText: 'Counted 2' }).locator('a').click();
     await expect.poll(() => page.locator('#thread-title').textContent()).toBe('Counted 2');
@@ -110,7 +103,7 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
     const open = await createFrom('192.0.2.50', { message: 'Already here', name: 'Toast Open' });
     for (const view of VIEWS) {
       const page = await run.newPage(view);
-      await signIn(page);
+      await signInToConsole(page, run.base);
       expect(await page.locator('#sound-toggle').isChecked()).toBe(false);
       await page.locator('#conversations .conversation-row', { hasText: 'Toast Open' }).locator('a').click();
       await expect.poll(() => page.locator('#thread-title').textContent()).toBe('Toast Open');
@@ -143,7 +136,7 @@ describe.runIf(browserTestsRun)('the console\'s visitor panel, order, count and 
 
   it('keeps the sound choice in this browser, off until turned on', async () => {
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.click('#alerts-panel summary');
     expect(await page.locator('#sound-toggle').isChecked()).toBe(false);
     await page.check('#sound-toggle');

@@ -1,8 +1,7 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, createConversation } from '../helpers.ts';
+import { createConversation } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
-import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
+import { browserTestsRun, expectNoAxeViolations, signInToConsole, startBrowserRun, type BrowserRun } from './chromium.ts';
 
 /** Snoozing from the thread (issue #31 item 6): the menu, the snoozed list, bringing it back. */
 describe.runIf(browserTestsRun)('snooze in the console', () => {
@@ -12,13 +11,6 @@ describe.runIf(browserTestsRun)('snooze in the console', () => {
   });
   afterAll(() => run?.close());
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${run.base}/admin/`);
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.press('#admin-token', 'Enter');
-    await page.waitForSelector('#console:not([hidden]) .conversation-row');
-  }
-
   it('snoozes for an hour, finds it under Snoozed, brings it back now, and passes axe at 1280 and 390 px', async () => {
     for (const { width, height, dark } of [
       { width: 1280, height: 800, dark: false },
@@ -27,7 +19,7 @@ describe.runIf(browserTestsRun)('snooze in the console', () => {
       const name = `Sleepy ${width}`;
       await createConversation(run.t, { message: 'Ask me later', name });
       const page = await run.newPage({ width, height, dark });
-      await signIn(page);
+      await signInToConsole(page, run.base);
       const row = page.locator('#conversations .conversation-row', { hasText: name });
       await row.locator('a').click();
       await page.selectOption('#snooze', 'hour');

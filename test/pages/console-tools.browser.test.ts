@@ -1,8 +1,7 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, adminHeaders, createConversation } from '../helpers.ts';
+import { adminHeaders, createConversation } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
-import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
+import { browserTestsRun, expectNoAxeViolations, signInToConsole, startBrowserRun, type BrowserRun } from './chromium.ts';
 
 /** The console's everyday tools (issue #31): saved replies, bulk actions, timeline notes. */
 describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => {
@@ -12,19 +11,12 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
   });
   afterAll(() => run?.close());
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${run.base}/admin/`);
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.press('#admin-token', 'Enter');
-    await page.waitForSelector('#console:not([hidden]) .conversation-row');
-  }
-
   it('replies with a saved reply by keyboard: r, /, a word, Enter, Ctrl+Enter', async () => {
     const saved = await run.t.inject({ method: 'POST', url: '/api/admin/saved-replies', headers: adminHeaders(), payload: { title: 'Thanks', body: 'Thanks for writing: see [the guide](https://example.com/guide).' } });
     expect(saved.statusCode).toBe(201);
     const created = await createConversation(run.t, { message: 'Where is the guide?', name: 'Saved Reply Visitor' });
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#thread-title').textContent()).toBe('Saved Reply Visitor');
@@ -52,7 +44,7 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
     const ids: string[] = [];
     for (let index = 1; index <= 6; index++) ids.push((await createConversation(run.t, { message: `Bulk by hand ${index}`, name: `Bulk Hand ${index}` })).conversation_id);
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     const box = (index: number) => page.locator('.conversation-row', { hasText: `Bulk Hand ${index}` }).locator('input.select');
     await box(6).click();
     await box(2).click({ modifiers: ['Shift'] });
@@ -82,7 +74,7 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
   it('adds a private note that shows in the timeline between the messages', async () => {
     const created = await createConversation(run.t, { message: 'Note this', name: 'Note Visitor' });
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.locator('.conversation-row a', { hasText: 'Note Visitor' }).click();
     await page.fill('#note-text', 'Checked their **site**.');
     await page.click('#note-form button[type=submit]');
@@ -100,7 +92,7 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
       { width: 390, height: 844, dark: true },
     ]) {
       const page = await run.newPage({ width, height, dark });
-      await signIn(page);
+      await signInToConsole(page, run.base);
       await page.locator('.conversation-row a', { hasText: 'Picker Visitor' }).click();
       await page.click('#saved-open');
       const title = `Greeting ${width}`;

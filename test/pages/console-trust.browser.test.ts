@@ -1,11 +1,10 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_TEXTS } from '../../src/alerts/texts.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { CapturingLogger, telegramFactory } from '../alerts/support.ts';
-import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, expectError } from '../helpers.ts';
+import { adminHeaders, bearer, createConversation, expectError } from '../helpers.ts';
 import { ROOMY_LIMITS } from '../inbox/support.ts';
-import { browserTestsRun, expectNoAxeViolations, startBrowserRun, type BrowserRun } from './chromium.ts';
+import { browserTestsRun, expectNoAxeViolations, signInToConsole, startBrowserRun, type BrowserRun } from './chromium.ts';
 
 /** This round's operator APIs in the console: alert channels and Web Push (#30), blocks and revocation (#32), verified origins (#31). */
 describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a real browser', () => {
@@ -20,13 +19,6 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
     await ntfy.close();
   });
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${run.base}/admin/`);
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.press('#admin-token', 'Enter');
-    await page.waitForSelector('#console:not([hidden]) .conversation-row');
-  }
-
   it('lists the channels, tests one with its button and answers the push opt-in, axe clean at 1280 and 390 px', async () => {
     await createConversation(run.t, { message: 'Alert me', name: 'Alert Visitor' });
     // Two webhook events given up (as the outbox bound and the delivery count them), for the panel's warning.
@@ -38,7 +30,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
       const tests = () => ntfy.received.filter((request) => request.body.includes(ALERT_TEXTS.test));
       const before = tests().length;
       const page = await run.newPage({ width, height, dark });
-      await signIn(page);
+      await signInToConsole(page, run.base);
       await page.click('#alerts-panel summary');
       await expect.poll(() => page.locator('#alerts-status').textContent()).toBe('Alerts go to ntfy.');
       await expect.poll(() => page.locator('#webhook-losses').textContent()).toMatch(/^Webhooks: 2 events were given up unsent \(2 past WEBHOOK_OUTBOX_MAX\), the last /);
@@ -69,7 +61,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
   it('blocks a conversation from its thread, lists and lifts the block, and revokes the token (confirmed)', async () => {
     const created = await createConversation(run.t, { message: 'Spammy', name: 'Block Visitor' });
     const page = await run.newPage();
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.locator('.conversation-row a', { hasText: 'Block Visitor' }).click();
     expect(await page.locator('#thread-verified').isHidden()).toBe(true);
     await page.click('#block-panel summary');
@@ -106,7 +98,7 @@ describe.runIf(browserTestsRun)('the console\'s alerts and trust controls in a r
     const read = await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${created.conversation_id}`, headers: adminHeaders() });
     expect(read.json().conversation.verified_origin).toBe('https://agent.example');
     const page = await run.newPage({ width: 390, height: 844, dark: true });
-    await signIn(page);
+    await signInToConsole(page, run.base);
     await page.locator('.conversation-row a', { hasText: 'Signed Agent' }).click();
     await expect.poll(() => page.locator('#thread-verified').textContent()).toBe('verified: https://agent.example');
     expect(await page.locator('#thread-verified').isVisible()).toBe(true);

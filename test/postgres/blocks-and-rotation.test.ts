@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, json, startApp, type TestApp } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, json } from '../helpers.ts';
+import { twoAppsOnOneDatabase } from './two-servers.ts';
 
 /**
  * Blocks and rotations hold on every instance from their commit on: two apps on one PostgreSQL
  * database, each with its own caches (the write path's token hashes) and hub, each write made
  * through one and its effect asked of the other at once.
  */
-let apps: TestApp[] = [];
-beforeAll(async () => {
-  const first = await startApp();
-  apps = [first, await startApp({ env: { DATABASE_URL: first.config.databaseUrl } })];
-});
-afterAll(async () => {
-  await apps[1]?.close();
-  await apps[0]?.close();
-});
+const apps = twoAppsOnOneDatabase();
 
 type Conversation = { id: string; token: string };
 

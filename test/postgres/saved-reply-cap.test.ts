@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SAVED_REPLIES_MAX } from '../../src/inbox/saved-replies/schemas.ts';
-import { adminHeaders, startApp, type TestApp } from '../helpers.ts';
+import { adminHeaders } from '../helpers.ts';
+import { twoAppsOnOneDatabase } from './two-servers.ts';
 
 /**
  * The saved replies' cap (issue #31) holds when creations race on two instances of one PostgreSQL
  * database: one short of the cap, twenty at once make exactly one.
  */
-let apps: TestApp[] = [];
-beforeAll(async () => {
-  const first = await startApp();
-  apps = [first, await startApp({ env: { DATABASE_URL: first.config.databaseUrl } })];
-});
-afterAll(async () => {
-  await apps[1]?.close();
-  await apps[0]?.close();
-});
+const apps = twoAppsOnOneDatabase();
 
 it(`makes one saved reply of twenty racing at ${SAVED_REPLIES_MAX - 1}, across two instances`, async () => {
   const now = Date.now();

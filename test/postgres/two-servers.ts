@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
-import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
+import { ADMIN_TOKEN, RATE_SALT, startApp, type TestApp } from '../helpers.ts';
 import { postgresRun } from './app-databases.ts';
 import { freshDatabase } from './databases.ts';
 
@@ -35,4 +35,21 @@ export function twoServers(label: string, env: Record<string, string>): TwoServe
     await database?.drop();
   }, 30_000);
   return started;
+}
+
+/**
+ * Two apps on one database in this process (each with its own caches, hub and limiter, as two
+ * instances have), started in the file's beforeAll and closed in its afterAll.
+ */
+export function twoAppsOnOneDatabase(): TestApp[] {
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    const first = await startApp();
+    apps.push(first, await startApp({ env: { DATABASE_URL: first.config.databaseUrl! } }));
+  });
+  afterAll(async () => {
+    await apps[1]?.close();
+    await apps[0]?.close();
+  });
+  return apps;
 }

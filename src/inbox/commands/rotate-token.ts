@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RotationInput } from '../../http/rotation.ts';
+import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../http/rotation.ts';
 import type { Database } from '../../store/schema.ts';
 import { safeEqual } from '../../tokens.ts';
 import { defineWrite } from '../../writes/write.ts';
@@ -24,8 +24,7 @@ export const rotateConversationToken = defineWrite({
       if (!row?.previous_token_hash || !safeEqual(input.presentedHash, row.previous_token_hash)) return undefined;
       return safeEqual(input.newHash, row.token_hash) ? { kind: 'same', result: { conversationId: input.conversationId } } : undefined;
     },
-    conflict: 'client_token_conflict',
-    taken: 'client_token_conflict',
+    ...ROTATION_RETRY_ERRORS,
   },
   async run(trx, input: ConversationRotation, refuse) {
     const row = await credentialOf(trx, input.conversationId);
@@ -44,7 +43,7 @@ export const rotateConversationToken = defineWrite({
     missing: 'conversation_not_found',
     revoked: 'token_revoked',
     blocked: 'blocked',
-    unchanged: { code: 'invalid_request', field: 'client_access_token', message: 'The new token must differ from the one you send.' },
+    unchanged: UNCHANGED_TOKEN,
   },
   changes: ({ conversationId }) => [{ type: 'conversation.updated', conversation_id: conversationId }],
 });

@@ -1,6 +1,6 @@
 import { agentBlocked } from '../../../blocks/queries.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import type { RotationInput } from '../../../http/rotation.ts';
+import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
 import { safeEqual } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
 
@@ -25,8 +25,7 @@ export const rotateAgentToken = defineWrite({
       if (!row || row.revoked_at !== null || row.token_revoked_at !== null || !safeEqual(row.token_hash, input.newHash)) return undefined;
       return { kind: 'same', result: { agentId: row.id } };
     },
-    conflict: 'client_token_conflict',
-    taken: 'client_token_conflict',
+    ...ROTATION_RETRY_ERRORS,
   },
   async run(trx, input: AgentRotation, refuse) {
     const agent = await trx
@@ -46,7 +45,7 @@ export const rotateAgentToken = defineWrite({
     missing: 'agent_token_required',
     revoked: 'token_revoked',
     blocked: 'blocked',
-    unchanged: { code: 'invalid_request', field: 'client_access_token', message: 'The new token must differ from the one you send.' },
+    unchanged: UNCHANGED_TOKEN,
   },
 });
 

@@ -1,6 +1,6 @@
 import { agentBlocked } from '../../../blocks/queries.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import type { RotationInput } from '../../../http/rotation.ts';
+import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
 import { safeEqual } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
 
@@ -24,8 +24,7 @@ export const rotateThreadToken = defineWrite({
       if (!row || row.status !== 'active' || !safeEqual(row.token_hash, input.newHash)) return undefined;
       return { kind: 'same', result: { topicId: input.topicId } };
     },
-    conflict: 'client_token_conflict',
-    taken: 'client_token_conflict',
+    ...ROTATION_RETRY_ERRORS,
   },
   async run(trx, input: ThreadRotation, refuse) {
     const member = await trx
@@ -49,6 +48,6 @@ export const rotateThreadToken = defineWrite({
   refusals: {
     missing: 'topic_not_found',
     blocked: 'blocked',
-    unchanged: { code: 'invalid_request', field: 'client_access_token', message: 'The new token must differ from the one you send.' },
+    unchanged: UNCHANGED_TOKEN,
   },
 });
