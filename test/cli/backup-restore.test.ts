@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLock } from '../../src/cli/data-dir-lock.ts';
-import { freePort, serve, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
+import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { createConversation, runCli, temporaryDirs } from './run-cli.ts';
 
 const LIMITS = { LIMIT_CONVERSATION_SOURCE: '1000/1h', LIMIT_CONVERSATION_GLOBAL: '1000/1h' };
@@ -36,7 +36,7 @@ describe('parley backup and parley restore (SQLite)', () => {
 
   const start = async () => {
     const port = await freePort();
-    server = serve({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...LIMITS });
+    server = serve({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...LIMITS });
     await waitUntilReady(server, port);
     base = `http://127.0.0.1:${port}`;
   };
@@ -129,8 +129,7 @@ describe('parley backup and parley restore (SQLite)', () => {
     try {
       const port = await freePort();
       server = serve({ DATA_DIR: dataDir, PORT: String(port) });
-      const code = await waitFor('the server to refuse', () => (server.child.exitCode ?? undefined) as number | undefined);
-      expect(code).toBe(1);
+      expect(await server.exited).toBe(1);
       expect(server.stderr()).toMatch(/^Parley cannot start: DATA_DIR: a restore is under way in /);
     } finally {
       lock.release();

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, serve, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { temporaryDirs } from './run-cli.ts';
 
 const BODY = JSON.stringify({ message: 'sent while the server stops' });
@@ -14,6 +14,11 @@ async function requestUnderWay(port: number): Promise<{ socket: Socket; received
   socket.on('error', () => {});
   socket.write(`POST /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY.slice(0, 10)}`);
   return { socket, received: () => received };
+}
+
+/** Conversation creations the server has taken: logged at debug as each arrives, before its body. */
+function taken(server: ServeProcess): number {
+  return server.stdout().split('\n').filter((line) => line.includes('"msg":"incoming request"') && line.includes('"url":"/api/conversations"')).length;
 }
 
 function connectionOutcome(port: number): Promise<'accepted' | 'refused'> {
@@ -37,7 +42,7 @@ describe('SIGTERM stops the server gracefully', () => {
 
   const start = async (drainSeconds: number) => {
     const port = await freePort();
-    const server = serve({ DATA_DIR: dirs.make(), PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_SECONDS: String(drainSeconds) });
+    const server = serve({ DATA_DIR: dirs.make(), PORT: String(port), LOG_LEVEL: 'debug', SHUTDOWN_DRAIN_SECONDS: String(drainSeconds) });
     servers.push(server);
     await waitUntilReady(server, port);
     return { server, port };
@@ -46,13 +51,14 @@ describe('SIGTERM stops the server gracefully', () => {
   it('refuses new connections, lets the requests under way finish, then exits 0', async () => {
     const { server, port } = await start(8);
     const requests = await Promise.all([requestUnderWay(port), requestUnderWay(port)]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(() => expect(taken(server)).toBe(2), { timeout: 10_000 });
     server.child.kill('SIGTERM');
-    await waitFor('new connections to be refused', async () => ((await connectionOutcome(port)) === 'refused' ? true : undefined), 5_000);
+    await vi.waitFor(async () => expect(await connectionOutcome(port)).toBe('refused'), { timeout: 5_000, interval: 100 });
     expect(server.child.exitCode).toBeNull();
     for (const { socket } of requests) socket.write(BODY.slice(10));
     for (const { received } of requests) {
-      const answer = await waitFor('the answer', () => (received().includes('\r\n\r\n{') ? received() : undefined), 5_000);
+      await vi.waitFor(() => expect(received()).toContain('\r\n\r\n{'), { timeout: 5_000 });
+      const answer = received();
       expect(answer).toMatch(/^HTTP\/1\.1 201 /);
       expect(answer).toContain('"conversation_id"');
     }
@@ -66,7 +72,7 @@ describe('SIGTERM stops the server gracefully', () => {
   it('exits 1 at the drain limit when a request under way never finishes', async () => {
     const { server, port } = await start(2);
     const request = await requestUnderWay(port);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(() => expect(taken(server)).toBe(1), { timeout: 10_000 });
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(1);

@@ -16,7 +16,7 @@ describe('parley token rotate', () => {
 
   const start = async () => {
     const port = await freePort();
-    server = serve({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' });
+    server = serve({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
     await waitUntilReady(server, port);
     base = `http://127.0.0.1:${port}`;
   };

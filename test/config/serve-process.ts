@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 /** tsx as a Node flag. Resolved here: a bare `--import tsx` would be looked up from the child's working directory. */
 export const TSX = `--import=${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}`;
@@ -33,7 +33,7 @@ export interface ServeProcess {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the exit code (null when killed by a signal). */
+  /** Resolves with the exit code (null when killed by a signal) once all its output has been read. */
   exited: Promise<number | null>;
   stop(): Promise<number | null>;
 }
@@ -62,7 +62,8 @@ export function tracked(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Ser
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then stdout and stderr have been read to their end.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     stdout: () => out,
@@ -79,29 +80,35 @@ export function tracked(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Ser
   };
 }
 
-/** Polls `check` every 100 ms until it returns a value, at most `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Resolves once the process has printed `text` on stdout; fails with its output if it exits first. */
+export function printed(server: ServeProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      if (!server.stdout().includes(text)) return;
+      server.child.stdout!.off('data', look);
+      resolve();
+    };
+    // After tracked's own listener, so the chunk is in stdout() when looked at.
+    server.child.stdout!.on('data', look);
+    look();
+    void server.exited.then((code) => {
+      server.child.stdout!.off('data', look);
+      if (server.stdout().includes(text)) resolve();
+      else reject(new Error(`exited ${code} before printing ${text} (stdout: ${server.stdout()} stderr: ${server.stderr()})`));
+    });
+  });
 }
 
-/** Waits until the process answers /api/health with 200, or fails with its output. */
+/** The server's own "Server listening at" line, printed at info: LOG_LEVEL unset, info, debug or trace. */
+export const listening = (server: ServeProcess) => printed(server, '"msg":"Server listening at ');
+
+/**
+ * Waits for the server's `listening` line, or fails with its output if it exits first, then checks
+ * /api/health once. No deadline of its own: a loaded machine only makes it slower, and the test's timeout bounds it.
+ */
 export async function waitUntilReady(server: ServeProcess, port: number): Promise<{ status: string; version: string }> {
-  return waitFor(
-    `port ${port} to be ready (stdout: ${server.stdout()} stderr: ${server.stderr()})`,
-    async () => {
-      if (server.child.exitCode !== null) throw new Error(`exited ${server.child.exitCode}: ${server.stderr()}`);
-      try {
-        const response = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
-        return response.status === 200 ? ((await response.json()) as { status: string; version: string }) : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-  );
+  await listening(server);
+  const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+  expect(response.status, `stdout: ${server.stdout()} stderr: ${server.stderr()}`).toBe(200);
+  return (await response.json()) as { status: string; version: string };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/app.ts';
-import { freePort, serve, waitFor, waitUntilReady, type ServeProcess } from './serve-process.ts';
+import { freePort, serve, waitUntilReady, type ServeProcess } from './serve-process.ts';
 
 interface Secrets {
   ADMIN_TOKEN: string;
@@ -78,22 +78,17 @@ describe('parley serve', () => {
     ['DATABASE_URL', 'mysql://x'],
   ])('exits non-zero on %s=%s with a message naming the variable', async (variable, value) => {
     const server = start({ DATA_DIR: tempDir(), PORT: String(await freePort()), [variable]: value });
-    const code = await waitFor('the process to exit', async () => (server.child.exitCode ?? undefined) as number | undefined, 20_000);
-    expect(code).not.toBe(0);
+    expect(await server.exited).not.toBe(0);
     expect(server.stderr()).toContain(variable);
     expect(server.stderr()).not.toMatch(/\n\s+at /);
   });
 
   it('refuses a too-short ADMIN_TOKEN without printing it', async () => {
     const server = start({ DATA_DIR: tempDir(), PORT: String(await freePort()), ADMIN_TOKEN: 'short-admin-secret' });
-    await waitFor('the process to exit', async () => (server.child.exitCode ?? undefined) as number | undefined, 20_000);
-    expect(server.child.exitCode).not.toBe(0);
+    expect(await server.exited).not.toBe(0);
     expect(server.stderr()).toContain('ADMIN_TOKEN');
     expect(server.stdout() + server.stderr()).not.toContain('short-admin-secret');
   });
-
-  const exitOf = (server: ServeProcess) =>
-    waitFor('the process to exit', async () => (server.child.exitCode ?? undefined) as number | undefined, 20_000);
 
   it('exits non-zero naming PORT, without a stack trace, when the port is taken', async () => {
     const blocker = createServer();
@@ -101,7 +96,7 @@ describe('parley serve', () => {
     try {
       const port = (blocker.address() as AddressInfo).port;
       const server = start({ DATA_DIR: tempDir(), PORT: String(port) });
-      expect(await exitOf(server)).not.toBe(0);
+      expect(await server.exited).not.toBe(0);
       expect(server.stderr()).toContain('PORT');
       expect(server.stderr()).not.toMatch(/\n\s+at /);
     } finally {
@@ -112,7 +107,7 @@ describe('parley serve', () => {
   it('exits non-zero naming DATABASE_URL, and never printing its password, when the database is unreachable', async () => {
     const port = await freePort();
     const server = start({ PORT: String(await freePort()), DATABASE_URL: `postgres://parley:hunter2-secret@127.0.0.1:${port}/parley`, ADMIN_TOKEN: 'a'.repeat(32), RATE_SALT: 'b'.repeat(32) });
-    expect(await exitOf(server)).not.toBe(0);
+    expect(await server.exited).not.toBe(0);
     expect(server.stderr()).toContain('DATABASE_URL');
     expect(server.stdout() + server.stderr()).not.toContain('hunter2-secret');
     expect(server.stdout() + server.stderr()).not.toContain('a'.repeat(32));
@@ -146,7 +141,7 @@ describe('parley serve', () => {
     const cwd = tempDir();
     mkdirSync(path.join(cwd, '.env'));
     const server = start({ PORT: String(await freePort()), DATA_DIR: path.join(cwd, 'state') }, cwd);
-    expect(await exitOf(server)).toBe(1);
+    expect(await server.exited).toBe(1);
     expect(server.stderr()).toMatch(/^Parley cannot start: \.env: cannot be read \([A-Z_]+\)\n$/);
   });
 

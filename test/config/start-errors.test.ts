@@ -8,7 +8,7 @@ import { flushSearchIndex } from '../../src/inbox/search-index.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
 import { databaseUrl, freshDatabase, newRunId, unreachableReason } from '../postgres/databases.ts';
-import { freePort, serve, waitFor, type ServeProcess } from './serve-process.ts';
+import { freePort, listening, serve, type ServeProcess } from './serve-process.ts';
 
 const SECRETS = { ADMIN_TOKEN: 'a'.repeat(32), RATE_SALT: 'b'.repeat(32) };
 const ci = process.env.CI === 'true' || process.env.CI === '1';
@@ -44,8 +44,7 @@ describe('parley serve refuses to start', () => {
   async function refusal(env: Record<string, string>): Promise<string> {
     const server = serve({ PORT: '0', ...env });
     started.push(server);
-    const code = await waitFor('the process to exit', () => (server.child.exitCode ?? undefined) as number | undefined);
-    expect(code).toBe(1);
+    expect(await server.exited).toBe(1);
     expect(server.stdout()).toBe('');
     const lines = server.stderr().trimEnd().split('\n');
     expect(lines, server.stderr()).toHaveLength(1);
@@ -113,8 +112,9 @@ describe.skipIf(postgresDown !== undefined)('parley serve on PostgreSQL without 
     const port = await freePort();
     const server = serve({ DATABASE_URL: database.url, PORT: String(port), ADMIN_TOKEN: 'a'.repeat(32) });
     try {
-      // Health answers 503 not_configured: wait for any answer.
-      await waitFor('the server to answer', async () => (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined))?.status);
+      // Health answers 503 not_configured: wait for the server to listen, then for any answer.
+      await listening(server);
+      await fetch(`http://127.0.0.1:${port}/api/health`);
       const warnings = () => server.stdout().split('\n').filter((line) => line.includes('not configured'));
       await vi.waitFor(() => expect(warnings()).toHaveLength(1), { timeout: 20_000 });
       expect(JSON.parse(warnings()[0]!)).toMatchObject({ level: 40, missing: ['RATE_SALT'], msg: expect.stringMatching(/^not configured: RATE_SALT unset .* 503 not_configured$/) });

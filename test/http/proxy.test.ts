@@ -3,8 +3,8 @@ import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, tracked, waitFor, type ServeProcess } from '../config/serve-process.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort, tracked, type ServeProcess } from '../config/serve-process.ts';
 import { startApp, type TestApp } from '../helpers.ts';
 
 /*
@@ -88,11 +88,13 @@ describe.runIf(nginxRuns)('behind nginx', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'parley-nginx-'));
     proxyPort = await freePort();
     proxy = startNginx(dir, proxyPort, upstream);
-    await waitFor(`nginx on port ${proxyPort} (${proxy.stderr()})`, async () => {
-      if (proxy.child.exitCode !== null) throw new Error(`nginx exited ${proxy.child.exitCode}: ${proxy.stderr()}`);
-      const answer = await fetch(`http://127.0.0.1:${proxyPort}/api/health`).catch(() => undefined);
-      return answer?.status === 200 ? true : undefined;
-    });
+    await vi.waitFor(
+      async () => {
+        if (proxy.child.exitCode !== null) throw new Error(`nginx exited ${proxy.child.exitCode}: ${proxy.stderr()}`);
+        expect((await fetch(`http://127.0.0.1:${proxyPort}/api/health`).catch(() => undefined))?.status).toBe(200);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
   });
   afterAll(async () => {
     await proxy?.stop();

@@ -24,7 +24,7 @@ describe('two instances on one store', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'parley-instances-'));
     const env = {
       DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       TRUST_PROXY: 'true',
       LIMIT_CONVERSATION_SOURCE: '1/1h',
       LIMIT_CONVERSATION_GLOBAL: '1000/1h',

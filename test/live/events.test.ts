@@ -67,9 +67,20 @@ function fillRing(count: number): string[] {
   return Array.from({ length: count }, () => t.app.services.live.events.record({ type: 'conversation.message', conversation_id: randomUUID(), message_id: randomUUID() }).id);
 }
 
-async function until(condition: () => boolean, attempts = 300): Promise<void> {
-  for (let attempt = 0; attempt < attempts && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
+const until = (condition: () => boolean, timeout = 10_000) => vi.waitFor(() => expect(condition()).toBe(true), { timeout, interval: 10 });
+
+type Stream = Awaited<ReturnType<typeof openStream>>;
+
+/**
+ * The events a stream received before a sentinel: one more conversation, created now and waited for.
+ * Events arrive in the order written, so once it is there nothing written earlier is still on its way.
+ */
+async function beforeSentinel(stream: Stream): Promise<Received[]> {
+  const { conversation_id: sentinel } = await createConversation(t);
+  await until(() => stream.received.some((event) => event.data.conversation_id === sentinel));
+  const at = stream.received.findIndex((event) => event.data.conversation_id === sentinel);
+  expect(stream.received[at]!.event).toBe('conversation.created');
+  return stream.received.slice(0, at);
 }
 
 const admin = (method: string, url: string, payload?: Record<string, unknown>) => t.inject({ method: method as 'POST', url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
@@ -87,21 +98,21 @@ describe('GET /api/admin/events', () => {
     const expected = { 'conversation.created': 1, 'conversation.message': 2, 'conversation.updated': 1, 'conversation.deleted': 1, 'forum.topic': 1, 'forum.post': 1, 'forum.hidden': 1, 'bridge.message': 1 };
     const total = Object.values(expected).reduce((sum, count) => sum + count, 0);
     await until(() => stream.received.length >= total);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const received = await beforeSentinel(stream);
     await stream.close();
-    const counts = Object.fromEntries(EVENT_TYPES.map((type) => [type, stream.received.filter((event) => event.event === type).length]));
+    const counts = Object.fromEntries(EVENT_TYPES.map((type) => [type, received.filter((event) => event.event === type).length]));
     expect(counts).toEqual(expected);
-    for (const event of stream.received) {
+    for (const event of received) {
       expect(event.data.type).toBe(event.event);
       expect(Date.parse(event.data.time as string)).toBe(t.clock.now());
       expect(Object.keys(event.data).every((key) => ['type', 'time', 'conversation_id', 'message_id', 'topic_id', 'agent_id'].includes(key))).toBe(true);
     }
-    expect(new Set(stream.received.map((event) => event.id)).size).toBe(total);
-    const hidden = stream.received.find((event) => event.event === 'forum.hidden')!;
+    expect(new Set(received.map((event) => event.id)).size).toBe(total);
+    const hidden = received.find((event) => event.event === 'forum.hidden')!;
     expect(hidden.data).toMatchObject({ topic_id: ids.topicId, message_id: ids.messageId });
-    expect(stream.received.find((event) => event.event === 'bridge.message')!.data).toMatchObject({ topic_id: ids.topicId, agent_id: ids.agentId });
-    expect(stream.received.find((event) => event.event === 'conversation.deleted')!.data).toMatchObject({ conversation_id: ids.conversationId });
-    const everything = JSON.stringify(stream.received);
+    expect(received.find((event) => event.event === 'bridge.message')!.data).toMatchObject({ topic_id: ids.topicId, agent_id: ids.agentId });
+    expect(received.find((event) => event.event === 'conversation.deleted')!.data).toMatchObject({ conversation_id: ids.conversationId });
+    const everything = JSON.stringify(received);
     for (const secret of ['text-secret', 'title-secret', 'Visitor Name', 'Agent Name', ...ids.secrets]) expect(everything).not.toContain(secret);
   });
 
@@ -127,9 +138,9 @@ describe('GET /api/admin/events', () => {
     const seen = first.received.slice(0, 3);
     const resumed = await openStream({ 'last-event-id': seen.at(-1)!.id });
     await until(() => resumed.received.length >= 6);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const missed = await beforeSentinel(resumed);
     await resumed.close();
-    expect(resumed.received.map((event) => event.id)).toEqual(first.received.slice(3).map((event) => event.id));
+    expect(missed.map((event) => event.id)).toEqual(first.received.slice(3).map((event) => event.id));
   });
 
   it('replays past the former 1 MiB slow-reader cap as its reader reads: every event kept after an old id, in order (issue #29 item 3)', async () => {
@@ -137,7 +148,7 @@ describe('GET /api/admin/events', () => {
     const recorded = fillRing(FILL);
     const resumed = await openStream({ 'last-event-id': recorded[0]! });
     expect(resumed.response.status).toBe(200);
-    await until(() => resumed.received.length >= FILL - 1, 1_000);
+    await until(() => resumed.received.length >= FILL - 1);
     await resumed.close();
     expect(resumed.received.map((event) => event.id)).toEqual(recorded.slice(1));
   });
@@ -162,6 +173,7 @@ describe('GET /api/admin/events', () => {
     // REQUEST_TIMEOUT_SECONDS=1 closes a connection idle for 2 s: the stream, quiet until its first heartbeat at 3 s, stays open.
     await listen({ EVENTS_HEARTBEAT_SECONDS: '3', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1' });
     const stream = await openStream();
+    // The subject itself: 4 s without a write, past the 2 s idle close and the 3 s heartbeat.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await createConversation(t);
     await until(() => stream.received.length === 1);

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { adminHeaders, bearer, createConversation, expectError, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, register } from '../forum/support.ts';
 
@@ -31,10 +31,7 @@ async function conversationWithTag() {
   return { created, etag: first.headers.get('etag')! };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
+const until = (condition: () => boolean) => vi.waitFor(() => expect(condition()).toBe(true), { timeout: 10_000, interval: 10 });
 
 describe('GET /api/conversations/{id}?wait=N', () => {
   it('holds the read until the operator replies, then answers 200 with the reply and a new ETag within 1.5 s', async () => {

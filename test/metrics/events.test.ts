@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bearer, createConversation, startApp, type TestApp } from '../helpers.ts';
 import { FakeTelegram } from '../alerts/fake-telegram.ts';
 import { closeTelegramApp, contact, followUp, sendTestAlert, startTelegramApp, type TelegramApp } from '../alerts/support.ts';
@@ -48,7 +48,7 @@ describe('metrics of store errors and alert deliveries', () => {
     const url = `/api/conversations/${created.conversation_id}`;
     const first = await app.inject({ method: 'GET', url, headers: bearer(created.access_token) });
     const held = app.inject({ method: 'GET', url: `${url}?wait=2`, headers: { ...bearer(created.access_token), 'if-none-match': String(first.headers.etag) } });
-    for (let turn = 0; turn < 100 && app.app.services.live.waiting === 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(app.app.services.live.waiting).toBe(1), { timeout: 10_000, interval: 20 });
     expect(valueOf((await scrape(app)).samples, 'parley_live_waiters')).toBe(1);
     expect((await held).statusCode).toBe(304);
     expect(valueOf((await scrape(app)).samples, 'parley_live_waiters')).toBe(0);

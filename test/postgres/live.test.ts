@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN } from '../helpers.ts';
 import { postgresRun } from './app-databases.ts';
 import { twoServers } from './two-servers.ts';
@@ -30,7 +30,7 @@ describe('live updates across two instances', () => {
     const { id, token, etag } = await conversation();
     const held = first!(`/api/conversations/${id}?wait=20`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
     // The held read is registered on A before B writes (a wake-up before the wait would be missed, and the wait would end at 20 s).
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await vi.waitFor(async () => expect(await (await first!('/metrics', { headers: admin })).text()).toMatch(/^parley_live_waiters 1$/m), { timeout: 10_000, interval: 20 });
     const replied = await second!(`/api/admin/conversations/${id}/messages`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ message: 'From B' }) });
     expect(replied.status).toBe(201);
     const repliedAt = performance.now();
@@ -50,14 +50,12 @@ describe('live updates across two instances', () => {
     await administrator.connect();
     try {
       const listening = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'parley-live'`;
-      expect((await administrator.query(listening, [servers.databaseName])).rowCount).toBe(2);
+      const pids = async () => (await administrator.query<{ pid: number }>(listening, [servers.databaseName])).rows.map((row) => row.pid);
+      const cut = await pids();
+      expect(cut).toHaveLength(2);
       await administrator.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) AS live`, [servers.databaseName]);
-      let back = 0;
-      for (let attempt = 0; attempt < 100 && back < 2; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        back = (await administrator.query(listening, [servers.databaseName])).rowCount ?? 0;
-      }
-      expect(back).toBe(2);
+      // Two new listening connections, not the cut ones still on their way out.
+      await vi.waitFor(async () => expect((await pids()).filter((pid) => !cut.includes(pid))).toHaveLength(2), { timeout: 10_000, interval: 100 });
     } finally {
       await administrator.end();
     }
@@ -79,7 +77,7 @@ describe('live updates across two instances', () => {
     const { id } = await conversation();
     const status = await second!(`/api/admin/conversations/${id}/status`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ status: 'closed' }) });
     expect(status.status).toBe(200);
-    for (let attempt = 0; attempt < 200 && !text.includes('event: conversation.updated'); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(text).toContain('event: conversation.updated'), { timeout: 10_000, interval: 10 });
     leaving.abort();
     await reading;
     expect(text).toContain('event: conversation.created');

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flushSearchIndex } from '../../src/inbox/search-index.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { freePort, serve, waitFor, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
+import { freePort, serve, waitUntilReady, type ServeProcess } from '../config/serve-process.ts';
 import { ADMIN_TOKEN, RATE_SALT } from '../helpers.ts';
 import { withClient } from './databases.ts';
 import { postgresBinDir, PrivateCluster } from './private-cluster.ts';
@@ -56,7 +56,8 @@ describe.skipIf(!bin && !ci)('the database killed and restarted under write load
       ADMIN_TOKEN,
       RATE_SALT,
       PORT: String(port),
-      LOG_LEVEL: 'fatal',
+      // info: readiness is its "Server listening at" line.
+      LOG_LEVEL: 'info',
       TRUST_PROXY: 'true',
       LIMIT_CONVERSATION_SOURCE: '100000/1h',
       LIMIT_CONVERSATION_GLOBAL: '100000/1h',
@@ -127,7 +128,7 @@ describe.skipIf(!bin && !ci)('the database killed and restarted under write load
     const ackedCount = () => writes.filter((write) => acked(write.outcome)).length;
 
     const writers = Array.from({ length: 6 }, (_, index) => writer(index));
-    await waitFor('40 acknowledged writes', () => (ackedCount() >= 40 ? true : undefined), 20_000);
+    await vi.waitFor(() => expect(ackedCount()).toBeGreaterThanOrEqual(40), { timeout: 20_000, interval: 100 });
 
     const killedAt = Date.now();
     await cluster.kill();
@@ -140,10 +141,10 @@ describe.skipIf(!bin && !ci)('the database killed and restarted under write load
 
     const restartedAt = Date.now();
     await cluster.start();
-    await waitFor('health to be ready again', async () => ((await request('GET', '/api/health')).status === 200 ? true : undefined), 30_000);
+    await vi.waitFor(async () => expect((await request('GET', '/api/health')).status).toBe(200), { timeout: 30_000, interval: 100 });
     const recoveredAt = Date.now();
     const ackedAtRecovery = ackedCount();
-    await waitFor('40 more acknowledged writes', () => (ackedCount() >= ackedAtRecovery + 40 ? true : undefined), 20_000);
+    await vi.waitFor(() => expect(ackedCount()).toBeGreaterThanOrEqual(ackedAtRecovery + 40), { timeout: 20_000, interval: 100 });
     stopped = true;
     await Promise.all(writers);
 
@@ -230,10 +231,14 @@ describe.skipIf(!bin && !ci)('the database killed and restarted under write load
     const slowest = Math.max(health.ms, ...during.map((outcome) => outcome.ms));
     expect(slowest).toBeLessThan(REQUEST_BOUND_MS);
 
-    const recovered = await waitFor('a reply to be stored again', async () => {
-      const outcome = await reply({ key: 'after-the-hang', token, conversationId: id }, '203.0.113.2');
-      return acked(outcome) ? outcome : undefined;
-    }, 30_000);
+    const recovered = await vi.waitFor(
+      async () => {
+        const outcome = await reply({ key: 'after-the-hang', token, conversationId: id }, '203.0.113.2');
+        expect(acked(outcome), JSON.stringify(outcome)).toBe(true);
+        return outcome;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     expect(recovered.status).toBe(201);
     console.warn(`hang: ${during.length} writes and a health check answered 503 within ${slowest} ms; writes accepted again after the server resumed`);
   }, 90_000);

@@ -15,7 +15,7 @@ export interface TwoServers {
 /**
  * Two `parley serve` processes on one fresh PostgreSQL database of this run, started together (so
  * they also race to migrate it) in the suite's beforeAll, stopped and the database dropped in its
- * afterAll. `env` adds to the database URL, the secrets and LOG_LEVEL=warn.
+ * afterAll. `env` adds to the database URL, the secrets and LOG_LEVEL=info (readiness is its "Server listening at" line).
  */
 export function twoServers(label: string, env: Record<string, string>): TwoServers {
   const started: TwoServers = { bases: [], servers: [], databaseName: '' };
@@ -25,7 +25,7 @@ export function twoServers(label: string, env: Record<string, string>): TwoServe
     started.databaseName = database.name;
     const ports = [await freePort(), await freePort()];
     for (const port of ports) {
-      started.servers.push(serve({ DATABASE_URL: database.url, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'warn', ...env, PORT: String(port) }));
+      started.servers.push(serve({ DATABASE_URL: database.url, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'info', ...env, PORT: String(port) }));
     }
     await Promise.all(started.servers.map((server, index) => waitUntilReady(server, ports[index]!)));
     started.bases.push(...ports.map((port) => `http://127.0.0.1:${port}`));

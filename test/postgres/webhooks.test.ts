@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHeaders, startApp, type TestApp } from '../helpers.ts';
-import { bodyOf, startReceiver, until, WHSEC_SECRET, type Receiver } from '../webhooks/support.ts';
+import { bodyOf, sentinel, startReceiver, until, WHSEC_SECRET, type Receiver } from '../webhooks/support.ts';
 import { postgresRun } from './app-databases.ts';
 import { freshDatabase } from './databases.ts';
 
@@ -41,10 +41,11 @@ describe('webhooks from two instances on one PostgreSQL database', () => {
     // Both workers look once more: a duplicate would arrive now.
     for (const app of apps) await app.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'one more' } });
     await until(() => receiver.delivered.length >= CONVERSATIONS + 2, 20);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A sentinel through each instance: a duplicate would have arrived before them.
+    for (const app of apps) await sentinel(app, receiver);
     const ids = receiver.requests.map((request) => request.headers['webhook-id']);
-    expect(ids).toHaveLength(CONVERSATIONS + 2);
-    expect(new Set(ids).size).toBe(CONVERSATIONS + 2);
+    expect(ids).toHaveLength(CONVERSATIONS + 4);
+    expect(new Set(ids).size).toBe(CONVERSATIONS + 4);
     const delivered = receiver.delivered.map((delivery) => bodyOf(delivery).data.conversation_id as string);
     for (const id of created) expect(delivered).toContain(id);
     const counts = await Promise.all(
@@ -53,7 +54,7 @@ describe('webhooks from two instances on one PostgreSQL database', () => {
         return Number(/^parley_webhook_deliveries_total\{result="delivered"\} (\d+)$/m.exec(metrics)?.[1]);
       }),
     );
-    console.warn(`two instances delivered ${counts.join(' and ')} of ${CONVERSATIONS + 2} events`);
-    expect(counts[0]! + counts[1]!).toBe(CONVERSATIONS + 2);
+    console.warn(`two instances delivered ${counts.join(' and ')} of ${CONVERSATIONS + 4} events`);
+    expect(counts[0]! + counts[1]!).toBe(CONVERSATIONS + 4);
   });
 });

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../config/serve-process.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers.ts';
 import { fillTheDisk } from '../store/disk-full.ts';
 
@@ -32,11 +31,11 @@ describe('a client that aborts its upload', () => {
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     socket.write('POST /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"message":"cut sh');
-    await waitFor('the server to take the request', () => (lines().some((line) => line.msg === 'incoming request') ? true : undefined), 5_000);
+    await vi.waitFor(() => expect(lines().map((line) => line.msg)).toContain('incoming request'), { timeout: 5_000 });
     socket.resetAndDestroy();
 
     const isAbort = (line: LogLine) => line.msg === 'client aborted the request';
-    await waitFor('the abort to be logged', () => (lines().some((line) => isAbort(line) || line.level >= ERROR) ? true : undefined), 5_000);
+    await vi.waitFor(() => expect(lines().some((line) => isAbort(line) || line.level >= ERROR)).toBe(true), { timeout: 5_000 });
     expect(lines().filter((line) => line.level >= ERROR)).toEqual([]);
     expect(lines().filter(isAbort)).toEqual([expect.objectContaining({ level: DEBUG, err: expect.objectContaining({ code: 'ECONNRESET' }) })]);
   });

@@ -67,7 +67,7 @@ describe('acknowledged writes survive SIGKILL', () => {
   const topics: Topic[] = [];
   let kills = 0;
 
-  const env = () => ({ ...store.env, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'warn', ...RAISED_LIMITS });
+  const env = () => ({ ...store.env, ADMIN_TOKEN, RATE_SALT, LOG_LEVEL: 'info', ...RAISED_LIMITS });
 
   async function start(): Promise<void> {
     const port = await freePort();
@@ -182,6 +182,7 @@ describe('acknowledged writes survive SIGKILL', () => {
       if (cycle === 0) await openTopics();
       let running = true;
       const clients = Array.from({ length: CLIENTS }, (_, index) => client(index, () => running));
+      // The subject itself: a random moment for the kill, so it lands at different points of the clients' writes.
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(random() * 600)));
       server!.child.kill('SIGKILL');
       expect(await server!.exited).toBeNull();

@@ -4,7 +4,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort, serve, waitFor, type ServeProcess } from '../config/serve-process.ts';
+import { expect } from 'vitest';
+import { freePort, listening, serve, type ServeProcess } from '../config/serve-process.ts';
 
 /**
  * The attacker writes from 127.0.0.1; a bystander whose requests must keep being answered comes
@@ -29,7 +30,7 @@ export interface SpawnedServer {
 export async function startServer(env: Record<string, string>, openFiles?: number): Promise<SpawnedServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-hostile-'));
   const port = await freePort();
-  const server = serve({ ...SECRETS, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env }, undefined, openFiles);
+  const server = serve({ ...SECRETS, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...env }, undefined, openFiles);
   const { child } = server;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -40,11 +41,9 @@ export async function startServer(env: Record<string, string>, openFiles?: numbe
   };
   const processHandle: ServeProcess = { ...server, stop: async () => (await stop(), server.exited) };
   try {
-    // Polled on connections that close after their answer (not fetch's keep-alive pool): a caps test counts every connection.
-    await waitFor(`the server on port ${port} (stderr: ${server.stderr()})`, async () => {
-      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${server.stderr()}`);
-      return (await timedGet(port, '/api/health', '127.0.0.1', 2_000)).status === 200 || undefined;
-    });
+    await listening(server);
+    // On a connection that closes after its answer (not fetch's keep-alive pool): a caps test counts every connection.
+    expect((await timedGet(port, '/api/health', '127.0.0.1', 2_000)).status).toBe(200);
   } catch (error) {
     await stop();
     throw error;

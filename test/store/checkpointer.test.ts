@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Checkpointer, CHECKPOINT_COMMANDS } from '../../src/store/sqlite/checkpointer.ts';
 import type { Command } from '../../src/store/store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/sqlite/open.ts';
@@ -10,10 +10,7 @@ const insertBucket: Command<string, void> = async (trx, bucket) => {
   await trx.insertInto('limit_counters').values({ bucket: `${bucket}:${'x'.repeat(2_000)}`, count: 1, expires_at: 1 }).execute();
 };
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 100 && !check(); turn += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(check(), what).toBe(true);
-}
+const until = (what: string, check: () => boolean) => vi.waitFor(() => expect(check(), what).toBe(true), { timeout: 10_000 });
 
 describe.runIf(TEST_STORE === 'sqlite')('checkpoints on a worker thread (sqlite)', () => {
   let t: TestApp | undefined;

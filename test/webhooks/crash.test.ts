@@ -32,7 +32,7 @@ describe('webhooks across a SIGKILL', () => {
       ...store.env,
       ADMIN_TOKEN,
       RATE_SALT,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       ...RAISED_LIMITS,
       WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/hook`,
       WEBHOOK_SECRET: WHSEC_SECRET,

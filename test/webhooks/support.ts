@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TestApp } from '../helpers.ts';
 
 /** A Standard Webhooks secret (whsec_ and the base64 of 32 bytes) and its key. */
@@ -84,16 +84,28 @@ export interface WebhookBody {
 
 export const bodyOf = (delivery: Delivery) => JSON.parse(delivery.body) as WebhookBody;
 
-/** Waits (at most `seconds`) until `condition` holds, then asserts it. */
+/** Waits (at most `seconds`) until `condition` holds. */
 export async function until(condition: () => boolean | Promise<boolean>, seconds = 15): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  while (!(await condition()) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(await condition()).toBe(true);
+  await vi.waitFor(async () => expect(await condition()).toBe(true), { timeout: seconds * 1000 });
 }
 
 export async function outboxRows(t: TestApp): Promise<number> {
   const row = await t.store.db.selectFrom('webhook_outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * A sentinel event: a conversation created through `app`, waited for at the receiver and gone from
+ * the outbox (so counted too). Events are claimed in the order written, so once it has come, an
+ * earlier event sent twice would have come before it. Returns its conversation id.
+ */
+export async function sentinel(app: TestApp, receiver: Receiver): Promise<string> {
+  const created = await app.inject({ method: 'POST', url: '/api/conversations', payload: { message: 'sentinel' } });
+  expect(created.statusCode).toBe(201);
+  const id = (created.json() as { conversation_id: string }).conversation_id;
+  await until(() => receiver.delivered.some((delivery) => bodyOf(delivery).data.conversation_id === id));
+  await until(async () => (await outboxRows(app)) === 0);
+  return id;
 }
 
 export { ONE_OF_EACH, ONE_OF_EACH_TOTAL, oneOfEach } from '../live/one-of-each.ts';

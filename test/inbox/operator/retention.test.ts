@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RetentionJob } from '../../../src/inbox/operator/retention.ts';
 import { ConfigError, readConfig } from '../../../src/config.ts';
 import { Limiter } from '../../../src/limits/limiter.ts';
@@ -175,10 +175,7 @@ describe('retention', () => {
       intervalMs: 20,
     });
     retention.start();
-    for (let wait = 0; wait < 100; wait += 1) {
-      if ((await t.store.db.selectFrom('limit_counters').select('bucket').execute()).length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await vi.waitFor(async () => expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]), { timeout: 10_000, interval: 10 });
     await retention.stop();
     expect(await t.store.db.selectFrom('limit_counters').select('bucket').execute()).toEqual([]);
   });
