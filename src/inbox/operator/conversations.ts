@@ -23,7 +23,7 @@ import {
   presentSnoozeReceipt,
   presentStatusReceipt,
 } from './presenters.ts';
-import { countListed, listConversations, nextWake } from './queries.ts';
+import { countListed, listConversations, listNotes, nextWakeMemo } from './queries.ts';
 import { searchTerms } from './search.ts';
 import {
   BY_ID,
@@ -51,6 +51,9 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config } = app.services;
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache<Buffer>();
+  const nextWake = nextWakeMemo(store.db);
+  // One conversation's read under the same counter: the console reads the open thread again at each event.
+  const readCache = new BodyCache<Buffer>();
 
   app.get(
     '/api/admin/conversations',
@@ -77,7 +80,8 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Read before the page: a write committed meanwhile moves it, and the next request reads anew.
       // And when the next snoozed conversation comes back, which changes the page with no write.
       const now = clock.now();
-      const key = JSON.stringify([await store.version(), await nextWake(store.db, now), query.snoozed, query.status, query.label, query.unread, query.invitation_id, query.q, order, query.count, query.cursor, limit]);
+      const version = await store.version();
+      const key = JSON.stringify([version, await nextWake(version, now), query.snoozed, query.status, query.label, query.unread, query.invitation_id, query.q, order, query.count, query.cursor, limit]);
       const cached = listCache.get(key);
       if (cached !== undefined) return reply.send(cached);
       const filters = {
@@ -109,18 +113,23 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: BY_ID,
     },
-    async (request) => {
+    async (request, reply) => {
       const id = request.params.conversation_id;
+      // Read before the conversation: a write committed meanwhile moves it, and the next read reads anew.
+      const key = `${await store.version()} ${id}`;
+      const cached = readCache.get(key);
+      if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
       let conversation = await findConversation(store.db, id);
       if (!conversation) throw notFound();
       let messages = await listMessages(store.db, id);
       const now = clock.now();
       const backFromSnooze = conversation.snoozed_until !== null && conversation.snoozed_until <= now;
-      if (backFromSnooze || conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null)) {
-        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now })).result);
-      }
-      const notes = await store.db.selectFrom('conversation_notes').selectAll().where('conversation_id', '=', id).orderBy('created_at').orderBy('id').execute();
-      return presentOperatorConversation(conversation, messages, notes);
+      const unseen = backFromSnooze || conversation.unread_count > 0 || messages.some((message) => message.role === 'visitor' && message.seen_at === null);
+      if (unseen) ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: id, reader: 'admin', now })).result);
+      const body = encodedBody(reply, presentOperatorConversation(conversation, messages, await listNotes(store.db, id)));
+      // Not kept after a write (its key is already old) nor while a snooze is pending, whose end changes the answer with no write.
+      if (!unseen && conversation.snoozed_until === null) readCache.set(key, body);
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 

@@ -82,6 +82,25 @@ export async function nextWake(db: Db, now: number): Promise<number | null> {
   return row.next === null ? null : Number(row.next);
 }
 
+/**
+ * nextWake for the list's cache key, asked of the store again only when the store has moved (a
+ * snooze is a write) or the time it named has come: the cached list is then answered with no query.
+ */
+export function nextWakeMemo(db: Db): (version: string, now: number) => Promise<number | null> {
+  let memo: { version: string; next: number | null } | undefined;
+  return async (version, now) => {
+    if (memo !== undefined && memo.version === version && (memo.next === null || now < memo.next)) return memo.next;
+    const next = await nextWake(db, now);
+    memo = { version, next };
+    return next;
+  };
+}
+
+/** The operator's private notes of a conversation, oldest first. */
+export function listNotes(db: Db, conversationId: string) {
+  return db.selectFrom('conversation_notes').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id').execute();
+}
+
 /** Exported for the query-plan test. */
 export function nextWakeQuery(db: Db, now: number) {
   return db.selectFrom('conversations').select((eb) => eb.fn.min('snoozed_until').as('next')).where('snoozed_until', 'is not', null).where('snoozed_until', '>', now);

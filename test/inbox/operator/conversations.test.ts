@@ -50,6 +50,20 @@ describe('operator conversation routes', () => {
       expect(response.body).not.toMatch(/token_hash|fingerprint|[0-9a-f]{64}/);
     });
 
+    it('answers a read again from the same store state, and anew after any write: a note, a visitor message, a status', async () => {
+      const created = await createConversation(t, { message: 'First' });
+      const read = async () => json<OperatorView & { notes: Array<{ body: string }> }>(await admin(t, 'GET', url(created.conversation_id)));
+      expect((await read()).messages).toHaveLength(1);
+      expect(await read()).toEqual(await read());
+      expect((await admin(t, 'POST', `${url(created.conversation_id)}/notes`, { note: 'Remember this' })).statusCode).toBe(201);
+      expect((await read()).notes.map((note) => note.body)).toEqual(['Remember this']);
+      expect((await visitorReply(created.conversation_id, created.access_token, { message: 'Second' })).statusCode).toBe(201);
+      const afterReply = await read();
+      expect(afterReply.messages.map((message) => [message.body, message.seen_at !== null])).toEqual([['First', true], ['Second', true]]);
+      expect((await admin(t, 'POST', `${url(created.conversation_id)}/status`, { status: 'closed' })).statusCode).toBe(200);
+      expect((await read()).conversation.status).toBe('closed');
+    });
+
     it('marks visitor messages seen once, zeroes unread, and changes the visitor ETag', async () => {
       const created = await createConversation(t, { message: 'First' });
       t.clock.advance(1_000);
