@@ -106,6 +106,7 @@ export class BudgetedChannel {
   }
 
   private async alert(event: AlertEvent, message: AlertMessage): Promise<void> {
+    if (this.channel.hasRecipients && !(await this.channel.hasRecipients())) return;
     const refusal = await this.budgets.chargeActivity(event);
     if (refusal) {
       this.digest.add(event.kind, refusal.retryAt);

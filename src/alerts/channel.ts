@@ -22,6 +22,8 @@ export interface AlertMessage {
 export interface AlertChannel {
   readonly name: ChannelName;
   send(message: AlertMessage): Promise<AlertOutcome>;
+  /** False while the channel has no one to send to (Web Push before a browser opts in): its alerts are skipped, budgets untouched. */
+  hasRecipients?(): Promise<boolean>;
   close?(): Promise<void>;
 }
 

@@ -45,6 +45,12 @@ export class WebPushChannel implements AlertChannel {
     private readonly timeoutMs: number,
   ) {}
 
+  /** The keys exist on every embedded store; until a browser opts in, an alert is not worth a budget, a log line and a stored outcome. */
+  async hasRecipients(): Promise<boolean> {
+    const row = await this.store.db.selectFrom('alert_push_subscriptions').select('endpoint').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async send(message: AlertMessage): Promise<AlertOutcome> {
     const subscriptions = await this.store.db
       .selectFrom('alert_push_subscriptions')

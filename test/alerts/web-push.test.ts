@@ -50,6 +50,14 @@ describe('Web Push alerts', () => {
   });
 
   it('pushes each alert, signed and encrypted, to the browser that opted in', async () => {
+    // No browser yet: a new conversation's alert is skipped, with no budget charged, no log line and no outcome stored.
+    await createConversation(t, { message: 'Before anyone opted in' });
+    await alerts.idle();
+    expect(await t.store.db.selectFrom('limit_counters').select('bucket').where('bucket', 'like', '%web_push%').execute()).toEqual([]);
+    expect(logger.lines.join('\n')).not.toContain('alert not sent');
+    const channels = (await admin('GET', '/api/admin/notifications')).json().channels as Array<{ name: string; last_result: string | null }>;
+    expect(channels.find((channel) => channel.name === 'web_push')?.last_result).toBeNull();
+
     const test = await admin('POST', '/api/admin/notifications/test?channel=web_push');
     expect(test.statusCode).toBe(503);
     expect(test.json()).toMatchObject({ reason: 'not_configured', error: 'No browser has opted in to Web Push yet.' });
