@@ -40,6 +40,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a condition; its default of 1 s would bet on the machine's pace (a busy
+    // CI run saw a console toast arrive later than that).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // A worker keeps its loaded modules from one file to the next: loading the app's module graph
     // (Fastify, the SDKs, markdown-it) took about 1.7 s per file, half the suite's time. Every file
