@@ -54,6 +54,9 @@ function scheduleInbox(conversationId: string | null): void {
   inboxTimer = window.setTimeout(() => {
     const touched = threadTouched;
     threadTouched = false;
+    // The news this refresh answers: what arrives while it loads gets the next refresh, which reads after it.
+    const batch = [...news];
+    news.clear();
     attempt('list-status', async () => {
       // Reading the open conversation marks it read: only while the operator can see it.
       if (touched && state.current) {
@@ -61,15 +64,14 @@ function scheduleInbox(conversationId: string | null): void {
         else state.threadStale = true;
       }
       await Promise.all([loadConversations(true), loadOverview()]);
-      notifyNews();
+      notifyNews(batch);
     });
   }, 150);
 }
 
 /** The new visitor messages of the last burst: a toast while the tab is in front, a notification (when allowed) behind. */
-function notifyNews(): void {
-  const fresh = [...news].flatMap((id) => state.rows.filter((row) => row.id === id && row.last_message_role === 'visitor' && row.unread_count > 0));
-  news.clear();
+function notifyNews(batch: string[]): void {
+  const fresh = batch.flatMap((id) => state.rows.filter((row) => row.id === id && row.last_message_role === 'visitor' && row.unread_count > 0));
   // The open conversation updates in place.
   if (document.visibilityState === 'visible') return toastNews(fresh.filter((row) => row.id !== state.current));
   if (!('Notification' in window) || Notification.permission !== 'granted') return;
