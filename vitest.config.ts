@@ -57,7 +57,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', exclude: [...configDefaults.exclude, 'test/postgres/**'], env: { PARLEY_TEST_STORE: 'sqlite' } },
+        test: {
+          name: 'sqlite',
+          exclude: [...configDefaults.exclude, 'test/postgres/**'],
+          env: { PARLEY_TEST_STORE: 'sqlite' },
+          globalSetup: ['test/sqlite/global-setup.ts'],
+        },
       },
       ...(postgresDown
         ? []

@@ -1,18 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, inject } from 'vitest';
 import type { AlertKind, Alerts } from '../src/alerts/alerts.ts';
 import { buildApp } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
 import { readConfig, type Config } from '../src/config.ts';
 import { ERROR_CODES } from '../src/http/errors.ts';
+import type { LiveTimers } from '../src/live/timers.ts';
 import { loggerOptions } from '../src/logging.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { openStore } from '../src/store/open-store.ts';
+import { SQLITE_FILE_NAME } from '../src/store/sqlite/open.ts';
 import type { Dialect } from '../src/store/dialect.ts';
 import type { Store } from '../src/store/store.ts';
 import { releaseAppDatabase, takeAppDatabase } from './postgres/app-databases.ts';
@@ -36,6 +38,8 @@ export interface TestAppOptions {
   alerts?: Alerts | ((deps: { config: Config; store: Store; clock: ManualClock }) => Alerts);
   /** Leave ADMIN_TOKEN and RATE_SALT out, as a service that is not configured. */
   unconfigured?: boolean;
+  /** The held reads' deadlines and the event streams' heartbeats (test/live/manual-timers.ts); unset, real ones. */
+  liveTimers?: LiveTimers;
 }
 
 /** The store of every started app: PARLEY_TEST_STORE=postgres (the vitest project "postgres") or SQLite. */
@@ -50,9 +54,13 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const secrets = options.unconfigured ? {} : { ADMIN_TOKEN, RATE_SALT };
   const database = TEST_STORE === 'postgres' && !options.env?.DATABASE_URL ? await takeAppDatabase() : undefined;
   const config = readConfig({ ...secrets, DATA_DIR: dataDir, ...(database && { DATABASE_URL: database.url }), ...options.env });
+  // A fresh store is a copy of a template that holds every migration already: a PostgreSQL test
+  // database made from the template database, or the SQLite template file copied (mode 0600 kept)
+  // into the new, private data directory.
+  if (!config.databaseUrl) copyFileSync(sqliteTemplate(), path.join(dataDir, SQLITE_FILE_NAME));
   const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
-  // A PostgreSQL test database is a copy of a template that holds every migration already.
-  if (!database) await migrate(store);
+  // A database named by the test itself (a second instance on another app's database) is migrated as the service would.
+  if (config.databaseUrl && !database) await migrate(store);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const logs: string[] = [];
   const stream = new Writable({
@@ -62,7 +70,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
     },
   });
   const alerts = typeof options.alerts === 'function' ? options.alerts({ config, store, clock }) : options.alerts;
-  const app = await buildApp({ config, store, clock, alerts, logger: loggerOptions('debug', stream) });
+  const app = await buildApp({ config, store, clock, alerts, liveTimers: options.liveTimers, logger: loggerOptions('debug', stream) });
   await app.ready();
   return {
     app,
@@ -78,6 +86,12 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function sqliteTemplate(): string {
+  const template = inject('parleySqliteTemplate');
+  if (!template) throw new Error('a SQLite app needs the sqlite project\'s global setup (run it through vitest.config.ts)');
+  return template;
 }
 
 /**
