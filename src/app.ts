@@ -32,6 +32,7 @@ import { ActionLinks } from './links/action-links.ts';
 import { ChangeHub } from './live/hub.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
 import { registerEventStream } from './live/routes.ts';
+import type { LiveTimers } from './live/timers.ts';
 import { registerMcp } from './mcp/routes.ts';
 import { registerA2a } from './a2a/routes.ts';
 import { registerTelegramWebhook } from './telegram/webhook.ts';
@@ -56,6 +57,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The built pages (dist/web); unset, they are built from web/ when stale (running from source). */
   pagesDir?: string | undefined;
+  /** The held reads' deadlines and the event streams' heartbeats; unset, the process's own timers. */
+  liveTimers?: LiveTimers;
 }
 
 /** Paths that answer while the service is not configured (CONTRACT §7). */
@@ -76,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock);
+  const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock, options.liveTimers);
   const services: Services = {
     config: options.config,
     store: options.store,

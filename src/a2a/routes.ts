@@ -70,14 +70,14 @@ async function sendStream(request: FastifyRequest, reply: FastifyReply, events: 
   }
   const heartbeatMs = request.server.services.config.eventsHeartbeatSeconds * 1000;
   const stream = new PassThrough();
-  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), heartbeatMs).unref();
+  const stopHeartbeat = request.server.services.live.timers.every(heartbeatMs, () => stream.write(': heartbeat\n\n'));
   void (async () => {
     try {
       for (let next = first; !next.done; next = await events.next()) stream.write(`data: ${JSON.stringify(next.value)}\n\n`);
     } catch (error) {
       stream.write(`event: error\ndata: ${JSON.stringify(errorOf(asA2aError(error, request)))}\n\n`);
     } finally {
-      clearInterval(heartbeat);
+      stopHeartbeat();
       stream.end();
     }
   })();

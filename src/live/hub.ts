@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { EventRing, type Change, type LiveEvent } from './events.ts';
+import { processTimers, type LiveTimers } from './timers.ts';
 
 /** What one instance tells the others: a change (for their event streams and held reads), or a key to wake. */
 export type Relayed = { key: string } | { change: Change };
@@ -35,7 +36,7 @@ export class ChangeHub {
   private readonly byTick = new Map<number, Set<Waiter>>();
   private count = 0;
   private readonly bySource = new Map<string, number>();
-  private sweeper: NodeJS.Timeout | undefined;
+  private stopSweeper: (() => void) | undefined;
   private readonly listeners = new Set<(message: Relayed) => void>();
   private readonly subscribers = new Set<(event: LiveEvent) => void>();
   readonly events: EventRing;
@@ -44,6 +45,8 @@ export class ChangeHub {
     private readonly maxWaiters: number,
     private readonly maxPerSource: number,
     clock: Clock,
+    /** The deadlines' clock and the sweep's timer, and the event streams' heartbeats (see registerEventStream). */
+    readonly timers: LiveTimers = processTimers,
   ) {
     this.events = new EventRing(clock);
   }
@@ -66,7 +69,7 @@ export class ChangeHub {
         departure.off('close', settle);
         resolve(outcome ?? 'released');
       };
-      const waiter: Waiter = { key, tick: Math.ceil((performance.now() + milliseconds) / TICK_MS), source, settle };
+      const waiter: Waiter = { key, tick: Math.ceil((this.timers.now() + milliseconds) / TICK_MS), source, settle };
       this.add(waiter);
       departure.on('close', settle);
     });
@@ -135,10 +138,7 @@ export class ChangeHub {
     sameTick.add(waiter);
     this.bySource.set(waiter.source, (this.bySource.get(waiter.source) ?? 0) + 1);
     this.count += 1;
-    if (!this.sweeper) {
-      this.sweeper = setInterval(() => this.sweep(), TICK_MS);
-      this.sweeper.unref();
-    }
+    this.stopSweeper ??= this.timers.every(TICK_MS, () => this.sweep());
   }
 
   private remove(waiter: Waiter): void {
@@ -152,14 +152,14 @@ export class ChangeHub {
     if (fromSource > 0) this.bySource.set(waiter.source, fromSource);
     else this.bySource.delete(waiter.source);
     this.count -= 1;
-    if (this.count === 0 && this.sweeper) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
+    if (this.count === 0 && this.stopSweeper) {
+      this.stopSweeper();
+      this.stopSweeper = undefined;
     }
   }
 
   private sweep(): void {
-    const now = performance.now() / TICK_MS;
+    const now = this.timers.now() / TICK_MS;
     // At most one bucket per tick of the longest wait (240 for 60 s): cheap to scan.
     for (const [tick, waiters] of [...this.byTick]) {
       if (tick <= now) for (const waiter of [...waiters]) waiter.settle('expired');

@@ -38,7 +38,7 @@ export const registerEventStream: FastifyPluginAsyncTypebox = async (app) => {
   const heartbeatMs = config.eventsHeartbeatSeconds * 1000;
   const open = new Set<PassThrough>();
   // One timer for every open stream.
-  let heartbeat: NodeJS.Timeout | undefined;
+  let stopHeartbeat: (() => void) | undefined;
   // A stream with output waiting is not idle: no heartbeat adds to it.
   const beat = () => {
     for (const stream of open) if (!stream.writableNeedDrain) stream.write(': heartbeat\n\n');
@@ -90,13 +90,13 @@ export const registerEventStream: FastifyPluginAsyncTypebox = async (app) => {
       const unsubscribe = live.subscribe(pump);
       stream.on('drain', pump);
       open.add(stream);
-      heartbeat ??= setInterval(beat, heartbeatMs).unref();
+      stopHeartbeat ??= live.timers.every(heartbeatMs, beat);
       stream.once('close', () => {
         unsubscribe();
         open.delete(stream);
-        if (open.size === 0 && heartbeat) {
-          clearInterval(heartbeat);
-          heartbeat = undefined;
+        if (open.size === 0 && stopHeartbeat) {
+          stopHeartbeat();
+          stopHeartbeat = undefined;
         }
       });
       // The server closes a connection on which nothing moves for twice the request timeout; this

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../src/live/events.ts';
 import { adminHeaders, bearer, createConversation, expectError, startApp, type TestApp } from '../helpers.ts';
+import { ManualTimers } from './manual-timers.ts';
 import { oneOfEach } from './one-of-each.ts';
 
 /* GET /api/admin/events through a real listening server: each event type once, resume, heartbeat, refusal. */
@@ -17,8 +18,8 @@ let t: TestApp;
 let base: string;
 afterEach(() => t.close());
 
-async function listen(env: Record<string, string> = {}): Promise<void> {
-  t = await startApp({ env: { EVENTS_HEARTBEAT_SECONDS: '1', ...env } });
+async function listen(env: Record<string, string> = {}, liveTimers?: ManualTimers): Promise<void> {
+  t = await startApp({ env: { EVENTS_HEARTBEAT_SECONDS: '1', ...env }, liveTimers });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 }
@@ -169,16 +170,35 @@ describe('GET /api/admin/events', () => {
     }
   });
 
-  it('sends a heartbeat comment and outlives the idle-connection close of the transport', async () => {
-    // REQUEST_TIMEOUT_SECONDS=1 closes a connection idle for 2 s: the stream, quiet until its first heartbeat at 3 s, stays open.
-    await listen({ EVENTS_HEARTBEAT_SECONDS: '3', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1' });
+  it('sends a heartbeat comment every EVENTS_HEARTBEAT_SECONDS of its timers, and none before', async () => {
+    const timers = new ManualTimers();
+    await listen({ EVENTS_HEARTBEAT_SECONDS: '3' }, timers);
     const stream = await openStream();
-    // The subject itself: 4 s without a write, past the 2 s idle close and the 3 s heartbeat.
+    const heartbeats = () => stream.comments.filter((comment) => comment === ': heartbeat').length;
+    timers.advance(2_999);
+    // The sentinel's event comes after anything the stream was sent before it.
+    expect(await beforeSentinel(stream)).toEqual([]);
+    expect(heartbeats()).toBe(0);
+    timers.advance(1);
+    await until(() => heartbeats() === 1);
+    timers.advance(6_000);
+    await until(() => heartbeats() === 3);
+    await stream.close();
+    expect(stream.comments).toEqual([': stream open', ': heartbeat', ': heartbeat', ': heartbeat']);
+  });
+
+  it('outlives the idle-connection close of the transport without a write', async () => {
+    // REQUEST_TIMEOUT_SECONDS=1 closes a connection idle for 3 s (twice the request timeout and one
+    // check); the stream's own idle limit is three heartbeats (9 s). Its timers never move: no
+    // heartbeat is written, so only that limit keeps it open.
+    await listen({ EVENTS_HEARTBEAT_SECONDS: '3', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1' }, new ManualTimers());
+    const stream = await openStream();
+    // The subject itself is the transport's own timer: 4 s of real time without a write, past its 3 s.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await createConversation(t);
     await until(() => stream.received.length === 1);
     await stream.close();
-    expect(stream.comments.filter((comment) => comment === ': heartbeat').length).toBeGreaterThanOrEqual(1);
+    expect(stream.comments).toEqual([': stream open']);
   });
 
   it('logs a reader that leaves at debug, not info (issue #35)', async () => {

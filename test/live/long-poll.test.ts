@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { adminHeaders, bearer, createConversation, expectError, startApp, type TestApp } from '../helpers.ts';
 import { createTopic, register } from '../forum/support.ts';
+import { ManualTimers } from './manual-timers.ts';
 
 /*
  * Long-poll (?wait=) through a real listening server: a held read wakes on a change published after
@@ -13,8 +14,8 @@ let t: TestApp;
 let base: string;
 afterEach(() => t.close());
 
-async function listen(env: Record<string, string> = {}): Promise<void> {
-  t = await startApp({ env });
+async function listen(env: Record<string, string> = {}, liveTimers?: ManualTimers): Promise<void> {
+  t = await startApp({ env, liveTimers });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 }
@@ -53,14 +54,20 @@ describe('GET /api/conversations/{id}?wait=N', () => {
     expect(t.app.services.live.waiting).toBe(0);
   });
 
-  it('ends in 304 with the same ETag once the seconds pass without a change', async () => {
-    await listen();
+  it('ends in 304 with the same ETag once the seconds pass without a change, and not before', async () => {
+    const timers = new ManualTimers();
+    await listen({}, timers);
     const { created, etag } = await conversationWithTag();
-    const started = performance.now();
-    const answer = await get(`/api/conversations/${created.conversation_id}?wait=1`, { ...bearer(created.access_token), 'if-none-match': etag });
+    const held = get(`/api/conversations/${created.conversation_id}?wait=1`, { ...bearer(created.access_token), 'if-none-match': etag });
+    await until(() => t.app.services.live.waiting === 1);
+    // The hub's sweep runs inside advance(): a wait it ended would be gone from the count at once.
+    timers.advance(750);
+    expect(t.app.services.live.waiting).toBe(1);
+    timers.advance(250);
+    expect(t.app.services.live.waiting).toBe(0);
+    const answer = await held;
     expect(answer.status).toBe(304);
     expect(answer.headers.get('etag')).toBe(etag);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
   });
 
   it('holds past the transport\'s close of idle connections (twice REQUEST_TIMEOUT_SECONDS)', async () => {
@@ -161,7 +168,8 @@ describe('?wait= on the forum topic read and the owner bridge', () => {
   });
 
   it('a held owner-bridge read wakes on the operator\'s message, and ends in 304 when idle', async () => {
-    await listen();
+    const timers = new ManualTimers();
+    await listen({}, timers);
     const agent = await register(t);
     const topic = await createTopic(t, agent);
     const owner = `/api/forum/topics/${topic.topic_id}/owner`;
@@ -169,8 +177,10 @@ describe('?wait= on the forum topic read and the owner bridge', () => {
     const first = await get(owner, bearer(topic.thread_access_token));
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[0-9a-f]+"$/);
-    const idle = await get(`${owner}?wait=1`, { ...bearer(topic.thread_access_token), 'if-none-match': etag });
-    expect(idle.status).toBe(304);
+    const idle = get(`${owner}?wait=1`, { ...bearer(topic.thread_access_token), 'if-none-match': etag });
+    await until(() => t.app.services.live.waiting === 1);
+    timers.advance(1_000);
+    expect((await idle).status).toBe(304);
     const held = get(`${owner}?wait=20`, { ...bearer(topic.thread_access_token), 'if-none-match': etag });
     await until(() => t.app.services.live.waiting === 1);
     const answered = await post(`/api/admin/forum/bridges/${topic.topic_id}/${agent.agent_id}/messages`, adminHeaders(), { message: 'An answer' });

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adminHeaders, bearer, createConversation, startApp, type TestApp } from '../helpers.ts';
+import { ManualTimers } from './manual-timers.ts';
 
 /*
  * Issue #29 item 1, through a real listening server: pipelined held reads are released when their
@@ -14,9 +15,11 @@ const SHARE = 4;
 let t: TestApp;
 let port: number;
 let conversation: { id: string; token: string; etag: string };
+// Held reads end when the test moves these, not after real seconds.
+const timers = new ManualTimers();
 
 beforeAll(async () => {
-  t = await startApp({ env: { MAX_WAITERS_PER_SOURCE: String(SHARE) } });
+  t = await startApp({ env: { MAX_WAITERS_PER_SOURCE: String(SHARE) }, liveTimers: timers });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as AddressInfo).port;
   const created = await createConversation(t);
@@ -108,7 +111,7 @@ describe('held reads one source cannot exhaust', () => {
   });
 
   it('a read held within the share carries no Retry-After when it ends', async () => {
-    const ended = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve) => {
+    const ended = new Promise<{ status: number; retryAfter: string | undefined }>((resolve) => {
       const request = http.get(
         { host: '127.0.0.1', port, path: `/api/conversations/${conversation.id}?wait=1`, headers: { ...bearer(conversation.token), 'if-none-match': conversation.etag }, agent: false },
         (response) => {
@@ -118,7 +121,9 @@ describe('held reads one source cannot exhaust', () => {
       );
       request.end();
     });
-    expect(ended).toEqual({ status: 304, retryAfter: undefined });
+    await vi.waitFor(() => expect(waiting()).toBe(1));
+    timers.advance(1_000);
+    expect(await ended).toEqual({ status: 304, retryAfter: undefined });
     expect((await t.inject({ method: 'GET', url: '/api/admin/overview', headers: adminHeaders() })).statusCode).toBe(200);
   });
 });
