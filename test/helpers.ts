@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, beforeEach, expect, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from 'vitest';
 import type { AlertKind, Alerts } from '../src/alerts/alerts.ts';
 import { buildApp } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
@@ -95,19 +95,35 @@ function sqliteTemplate(): string {
 }
 
 /**
- * One app for every test of the file that calls it (at its top level), its limit counters emptied
- * before each test; returns the app's getter.
+ * One app for every test of the file (or the describe block) that calls it, its limit counters
+ * emptied before each test; returns the app's getter.
  */
-export function sharedAppWithFreshLimits(): () => TestApp {
+export function sharedAppWithFreshLimits(options: TestAppOptions = {}): () => TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startApp();
+    app = await startApp(options);
   });
   afterAll(() => app?.close());
   beforeEach(async () => {
     await app!.store.db.deleteFrom('limit_counters').execute();
   });
   return () => app!;
+}
+
+/**
+ * For the tests of a file that need a configuration of their own beside its shared app: starts an
+ * app, closed after the test that started it.
+ */
+export function ownApps(): (options?: TestAppOptions) => Promise<TestApp> {
+  const started: TestApp[] = [];
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  return async (options) => {
+    const app = await startApp(options);
+    started.push(app);
+    return app;
+  };
 }
 
 export function bearer(token: string): Record<string, string> {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/app.ts';
-import { ADMIN_TOKEN, bearer, expectApiHeaders, expectError, json, RATE_SALT, startApp, type TestApp } from '../helpers.ts';
+import { ADMIN_TOKEN, bearer, expectApiHeaders, expectError, json, ownApps, RATE_SALT, sharedAppWithFreshLimits, startApp, type TestApp } from '../helpers.ts';
 
 interface Guide {
   name: string;
@@ -50,8 +50,11 @@ describe('health', () => {
 });
 
 describe('while not configured', () => {
+  const unconfigured = sharedAppWithFreshLimits({ unconfigured: true });
   let t: TestApp;
-  afterEach(() => t.close());
+  beforeEach(() => {
+    t = unconfigured();
+  });
 
   it.each([
     ['POST', '/api/conversations', { message: 'hi' }],
@@ -62,13 +65,11 @@ describe('while not configured', () => {
     ['POST', '/api/peers', { display_name: 'x' }],
     ['GET', '/api/anything-else', undefined],
   ])('answers %s %s with 503 not_configured', async (method, url, payload) => {
-    t = await startApp({ unconfigured: true });
     const response = await t.inject({ method: method as 'GET', url, headers: bearer('a'.repeat(64)), ...(payload ? { payload } : {}) });
     expectError(response, 503, 'not_configured');
   });
 
   it('still serves the guide with every field', async () => {
-    t = await startApp({ unconfigured: true });
     const response = await t.inject({ method: 'GET', url: '/api/agent-guide' });
     expect(response.statusCode).toBe(200);
     expect(Object.keys(json(response))).toEqual(expect.arrayContaining(GUIDE_FIELDS));
@@ -76,11 +77,14 @@ describe('while not configured', () => {
 });
 
 describe('agent guide', () => {
+  const shared = sharedAppWithFreshLimits();
+  const startOwnApp = ownApps();
   let t: TestApp;
-  afterEach(() => t.close());
+  beforeEach(() => {
+    t = shared();
+  });
 
   it('has every field of the interface, with absolute URLs from the request host', async () => {
-    t = await startApp();
     const response = await t.inject({ method: 'GET', url: '/api/agent-guide', headers: { host: 'inbox.example:9000' } });
     expect(response.statusCode).toBe(200);
     expectApiHeaders(response);
@@ -103,8 +107,8 @@ describe('agent guide', () => {
   });
 
   it('builds its URLs from PUBLIC_URL and takes issue from PUBLIC_DISCUSSION_URL', async () => {
-    t = await startApp({ env: { PUBLIC_URL: 'https://parley.example', PUBLIC_DISCUSSION_URL: 'https://github.com/example/parley/issues/1' } });
-    const guide = json<Guide>(await t.inject({ method: 'GET', url: '/api/agent-guide', headers: { host: 'elsewhere.example' } }));
+    const own = await startOwnApp({ env: { PUBLIC_URL: 'https://parley.example', PUBLIC_DISCUSSION_URL: 'https://github.com/example/parley/issues/1' } });
+    const guide = json<Guide>(await own.inject({ method: 'GET', url: '/api/agent-guide', headers: { host: 'elsewhere.example' } }));
     expect(guide.issue).toBe('https://github.com/example/parley/issues/1');
     for (const url of [guide.openapi_url, guide.forum_url, guide.peer_registration_url, guide.create.url]) {
       expect(url.startsWith('https://parley.example/')).toBe(true);

@@ -1,17 +1,21 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, hexToken, json, startApp, type TestApp } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, hexToken, json, ownApps, sharedAppWithFreshLimits, type TestApp } from '../../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type TopicPageBody } from '../support.ts';
 
+// The tests on the default configuration share one app; the others start their own.
+const shared = sharedAppWithFreshLimits();
+const startOwnApp = ownApps();
 let t: TestApp;
-afterEach(async () => t?.close());
+beforeEach(() => {
+  t = shared();
+});
 
 const registerRaw = (body: Record<string, unknown>, remoteAddress = '10.9.0.1') =>
   t.inject({ method: 'POST', url: '/api/peers', payload: body, remoteAddress });
 
 describe('peer registration (CONTRACT §6.1)', () => {
   it('issues an agent id and a 64-hex token, and a retry with the client token is a duplicate', async () => {
-    t = await startApp();
     const created = await registerRaw({ display_name: 'Scout' });
     expect(created.statusCode).toBe(201);
     const body = json<{ agent_id: string; access_token: string; duplicate: boolean }>(created);
@@ -33,7 +37,6 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('validates the body: name length, control characters, identity shape', async () => {
-    t = await startApp();
     for (const bad of [
       { display_name: '' },
       { display_name: 'x'.repeat(61) },
@@ -52,7 +55,7 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('refuses a name that imitates the moderator, case-insensitively after trimming', async () => {
-    t = await startApp({ env: { FORUM_MODERATOR_NAME: 'Forum Keeper' } });
+    t = await startOwnApp({ env: { FORUM_MODERATOR_NAME: 'Forum Keeper' } });
     for (const name of ['Forum Keeper', '  forum keeper ', 'FORUM KEEPER']) {
       const response = await registerRaw({ display_name: name });
       expect(response.statusCode).toBe(403);
@@ -62,7 +65,6 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('refuses the moderator\'s name written with invisible, look-alike or reordering characters', async () => {
-    t = await startApp();
     for (const name of ['Moderator\u200b', 'Mod\u00aderator', 'M\u043ederator', 'Mod\u2060er\u200dator', 'ＭＯＤＥＲＡＴＯＲ', '𝐌𝐨𝐝𝐞𝐫𝐚𝐭𝐨𝐫', 'rnoderator', 'ᴍᴏᴅᴇʀᴀᴛᴏʀ', 'Mod\u200aerator', 'Mode\u0301rator', 'Moder\u{e0041}ator']) {
       const response = await registerRaw({ display_name: name });
       expect(response.statusCode, JSON.stringify(name)).toBe(403);
@@ -79,7 +81,7 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('property: no mix of disguises reaches the moderator\'s name', async () => {
-    t = await startApp({ env: { LIMIT_PEER_REGISTRATION_SOURCE: '1000/1h' } });
+    t = await startOwnApp({ env: { LIMIT_PEER_REGISTRATION_SOURCE: '1000/1h' } });
     /** Per letter of "moderator": ways to write it that a reader takes for it. */
     const looks: Record<string, string[]> = {
       m: ['m', 'M', '\u041c', '\u043c', '\u039c', 'ｍ', '𝐦', '𝖒', 'ᴍ', 'rn', 'ⓜ'],
@@ -118,7 +120,7 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('limits open registration per source and charges no retry', async () => {
-    t = await startApp({ env: { LIMIT_PEER_REGISTRATION_SOURCE: '2/1h' } });
+    t = await startOwnApp({ env: { LIMIT_PEER_REGISTRATION_SOURCE: '2/1h' } });
     const token = hexToken('c');
     expect((await registerRaw({ display_name: 'A', client_access_token: token })).statusCode).toBe(201);
     expect((await registerRaw({ display_name: 'A', client_access_token: token })).statusCode).toBe(200);
@@ -130,14 +132,14 @@ describe('peer registration (CONTRACT §6.1)', () => {
   });
 
   it('closed registration answers 403 registration_closed', async () => {
-    t = await startApp({ env: { FORUM_REGISTRATION: 'closed' } });
+    t = await startOwnApp({ env: { FORUM_REGISTRATION: 'closed' } });
     const response = await registerRaw({ display_name: 'A' });
     expect(response.statusCode).toBe(403);
     expect(json(response).code).toBe('registration_closed');
   });
 
   it('invite registration takes each operator code once, even under a race', async () => {
-    t = await startApp({ env: { FORUM_REGISTRATION: 'invite' } });
+    t = await startOwnApp({ env: { FORUM_REGISTRATION: 'invite' } });
     expect(json(await registerRaw({ display_name: 'A' })).code).toBe('invitation_required');
     expect((await t.inject({ method: 'POST', url: '/api/admin/peers/invitations' })).statusCode).toBe(401);
     const issued = await t.inject({ method: 'POST', url: '/api/admin/peers/invitations', headers: adminHeaders() });
@@ -158,7 +160,6 @@ describe('peer registration (CONTRACT §6.1)', () => {
 
 describe('agent token and revocation', () => {
   it('a revoked agent retrying its registration gets 409 client_token_conflict, not a duplicate with a dead token (issue 29 item 9)', async () => {
-    t = await startApp();
     const body = { display_name: 'Retrier', client_access_token: hexToken('c') };
     const first = await registerRaw(body);
     expect(first.statusCode).toBe(201);
@@ -170,7 +171,6 @@ describe('agent token and revocation', () => {
   });
 
   it('answers 401 agent_token_required for an absent, wrong or revoked token; revocation repeats as a duplicate', async () => {
-    t = await startApp();
     const agent = await register(t);
     const create = (headers: Record<string, string>) =>
       t.inject({ method: 'POST', url: '/api/forum/topics', headers, payload: { title: 'T', message: 'M' } });
@@ -196,7 +196,6 @@ describe('agent token and revocation', () => {
   });
 
   it('lets the operator revoke an agent: its token and every thread token die', async () => {
-    t = await startApp();
     const owner = await register(t);
     const member = await register(t);
     const topic = await createTopic(t, owner);
@@ -227,7 +226,7 @@ describe('a newcomer\'s next steps', () => {
   }
 
   it('the registration receipt names the lobby, its join URL and the forum, and following them posts in the lobby', async () => {
-    t = await startApp({ env: { PUBLIC_URL: 'https://parley.example' } });
+    t = await startOwnApp({ env: { PUBLIC_URL: 'https://parley.example' } });
     const created = await registerRaw({ display_name: 'Newcomer', client_access_token: hexToken('4e') });
     expect(created.statusCode).toBe(201);
     const receipt = json<NextSteps>(created);
@@ -260,7 +259,7 @@ describe('a newcomer\'s next steps', () => {
   });
 
   it.each(['open', 'invite', 'closed'] as const)('GET /api/forum tells the registration mode %s and how to register under it', async (mode) => {
-    t = await startApp({ env: { FORUM_REGISTRATION: mode } });
+    t = await startOwnApp({ env: { FORUM_REGISTRATION: mode } });
     const overview = json<{ registration: string; register: string }>(await t.inject({ method: 'GET', url: '/api/forum' }));
     expect(overview.registration).toBe(mode);
     expect(overview.register).toMatch({ open: /is open/, invite: /by invitation.*invitation_code/, closed: /is closed.*registration_closed/ }[mode]);

@@ -1,9 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, hexToken, json, startApp, type TestApp } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, hexToken, json, ownApps, sharedAppWithFreshLimits, type TestApp } from '../../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type Receipt, type TopicPageBody } from '../support.ts';
 
+// The tests on the default configuration share one app; the others start their own.
+const shared = sharedAppWithFreshLimits();
+const startOwnApp = ownApps();
 let t: TestApp;
-afterEach(async () => t?.close());
+beforeEach(() => {
+  t = shared();
+});
 
 const post = (url: string, headers: Record<string, string>, payload?: unknown, extra: Record<string, unknown> = {}) =>
   t.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }), ...extra });
@@ -20,7 +25,7 @@ async function announcement(): Promise<string> {
 
 describe('creating topics (CONTRACT §6.3)', () => {
   it('creates in general by default, with a receipt, and refuses closed and unknown categories', async () => {
-    t = await startApp({ env: { PUBLIC_URL: 'https://forum.example' } });
+    t = await startOwnApp({ env: { PUBLIC_URL: 'https://forum.example' } });
     const agent = await register(t);
     const receipt = await createTopic(t, agent);
     expect(receipt.thread_access_token).toMatch(/^[0-9a-f]{64}$/);
@@ -46,7 +51,7 @@ describe('creating topics (CONTRACT §6.3)', () => {
   });
 
   it('is retry-safe with a client thread token and charges TOPIC_AGENT only for new topics', async () => {
-    t = await startApp({ env: { LIMIT_TOPIC_AGENT: '2/1h' } });
+    t = await startOwnApp({ env: { LIMIT_TOPIC_AGENT: '2/1h' } });
     const agent = await register(t);
     const other = await register(t);
     const token = hexToken('d');
@@ -76,7 +81,6 @@ describe('creating topics (CONTRACT §6.3)', () => {
 
 describe('joining (CONTRACT §6.3)', () => {
   it('accepts no body, {} or an empty JSON body; repeats by client token; refuses a second join', async () => {
-    t = await startApp();
     const owner = await register(t);
     const topic = await createTopic(t, owner);
     const a = await register(t);
@@ -106,7 +110,6 @@ describe('joining (CONTRACT §6.3)', () => {
   });
 
   it('lets a member who left join again with a new token; the old one is dead', async () => {
-    t = await startApp();
     const owner = await register(t);
     const topic = await createTopic(t, owner);
     const member = await register(t);
@@ -126,7 +129,7 @@ describe('joining (CONTRACT §6.3)', () => {
   });
 
   it('answers 404 for unknown and closed topics and 403 read_only_topic for a moderator-only one', async () => {
-    t = await startApp({ env: { LIMIT_JOIN_AGENT: '3/1h' } });
+    t = await startOwnApp({ env: { LIMIT_JOIN_AGENT: '3/1h' } });
     const owner = await register(t);
     const agent = await register(t);
     const topic = await createTopic(t, owner);
@@ -151,7 +154,6 @@ describe('joining (CONTRACT §6.3)', () => {
 
 describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   it('posts idempotently by client_message_id and refuses a different body', async () => {
-    t = await startApp();
     const owner = await register(t);
     const topic = await createTopic(t, owner);
     const first = await reply(t, topic.topic_id, topic.thread_access_token, 'hello', 'msg-00001');
@@ -167,7 +169,6 @@ describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   });
 
   it('binds the thread token to its topic and keeps the two credentials apart', async () => {
-    t = await startApp();
     const owner = await register(t);
     const one = await createTopic(t, owner);
     const two = await createTopic(t, owner);
@@ -189,7 +190,6 @@ describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   });
 
   it('refuses replies to a closed topic with 409 and lets only the creator close it', async () => {
-    t = await startApp();
     const owner = await register(t);
     const member = await register(t);
     const topic = await createTopic(t, owner);
@@ -210,7 +210,6 @@ describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   });
 
   it('gives no agent a way to post into a moderator-only topic', async () => {
-    t = await startApp();
     const agent = await register(t);
     const news = await announcement();
     const other = await createTopic(t, agent);
@@ -232,7 +231,7 @@ describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   });
 
   it('limits replies per agent and never charges a retry', async () => {
-    t = await startApp({ env: { LIMIT_REPLY_AGENT: '3/1h' } });
+    t = await startOwnApp({ env: { LIMIT_REPLY_AGENT: '3/1h' } });
     const owner = await register(t);
     const topic: Receipt = await createTopic(t, owner);
     expect((await reply(t, topic.topic_id, topic.thread_access_token, 'a', 'client-1a')).statusCode).toBe(201);
@@ -245,7 +244,6 @@ describe('replies and credentials (CONTRACT §2, §6.3)', () => {
   });
 
   it('answers racing identical requests with one 201 and duplicates, storing one row', async () => {
-    t = await startApp();
     const owner = await register(t);
     const token = hexToken('5');
     const creations = await Promise.all(
