@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from 'vitest';
 import type { AlertKind, Alerts } from '../src/alerts/alerts.ts';
 import { buildApp } from '../src/app.ts';
@@ -12,11 +13,13 @@ import { ERROR_CODES } from '../src/http/errors.ts';
 import type { LiveTimers } from '../src/live/timers.ts';
 import { loggerOptions } from '../src/logging.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { seedForum } from '../src/forum/seed.ts';
 import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { SQLITE_FILE_NAME } from '../src/store/sqlite/open.ts';
 import type { Dialect } from '../src/store/dialect.ts';
 import type { Store } from '../src/store/store.ts';
+import { perform } from '../src/writes/perform.ts';
 import { releaseAppDatabase, takeAppDatabase } from './postgres/app-databases.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -42,6 +45,9 @@ export interface TestAppOptions {
   liveTimers?: LiveTimers;
 }
 
+/** Where the clock of every started app starts. */
+const TEST_START = Date.UTC(2026, 10, 22, 12, 0, 0);
+
 /** The store of every started app: PARLEY_TEST_STORE=postgres (the vitest project "postgres") or SQLite. */
 export const TEST_STORE: Dialect = process.env.PARLEY_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
@@ -61,7 +67,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
   // A database named by the test itself (a second instance on another app's database) is migrated as the service would.
   if (config.databaseUrl && !database) await migrate(store);
-  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const clock = new ManualClock(TEST_START);
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -111,16 +117,58 @@ export function sharedAppWithFreshLimits(options: TestAppOptions = {}): () => Te
 }
 
 /**
+ * One app for every test of the file (or the describe block) that calls it, every table emptied
+ * before each test as on a fresh start, for tests that count or list everything stored; returns the
+ * app's getter.
+ */
+export function sharedAppWithEmptyTables(options: TestAppOptions = {}): () => TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startApp(options);
+  });
+  afterAll(() => app?.close());
+  beforeEach(() => emptyTables(app!));
+  return () => app!;
+}
+
+/**
+ * Deletes every row but the migrations' records, as one write through the store's writer, so that
+ * every response cached under the store's version goes stale; then sets the clock back to its
+ * start, seeds the forum and computes the typical reply time again, as a start does. Foreign keys
+ * are checked at the commit, with every row gone. On SQLite, the search tables follow through their
+ * triggers.
+ */
+export async function emptyTables(t: TestApp): Promise<void> {
+  const tables =
+    t.store.dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from pragma_table_list where schema = 'main' and type = 'table'`.execute(t.store.db)
+      : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(t.store.db);
+  // The search index's pending rows go last: a row deleted while pending must not be deleted from
+  // the index, which never held it (SQLite's delete triggers look for it there).
+  const names = tables.rows
+    .map((row) => row.name)
+    .filter((name) => !name.startsWith('kysely_') && !name.startsWith('sqlite_'))
+    .sort((a, b) => Number(a.endsWith('_pending')) - Number(b.endsWith('_pending')));
+  await t.store.write(async (trx) => {
+    await sql.raw(t.store.dialect === 'sqlite' ? 'pragma defer_foreign_keys = on' : 'set local session_replication_role = replica').execute(trx);
+    for (const name of names) await sql`delete from ${sql.table(name)}`.execute(trx);
+  }, undefined);
+  t.clock.advance(TEST_START - t.clock.now());
+  await perform(t.app.services, seedForum, t.clock.now());
+  await t.app.services.replyTimes.refresh();
+}
+
+/**
  * For the tests of a file that need a configuration of their own beside its shared app: starts an
  * app, closed after the test that started it.
  */
-export function ownApps(): (options?: TestAppOptions) => Promise<TestApp> {
+export function ownApps(start: (options?: TestAppOptions) => Promise<TestApp> = startApp): (options?: TestAppOptions) => Promise<TestApp> {
   const started: TestApp[] = [];
   afterEach(async () => {
     for (const app of started.splice(0)) await app.close();
   });
   return async (options) => {
-    const app = await startApp(options);
+    const app = await start(options);
     started.push(app);
     return app;
   };

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { adminHeaders, bearer, json, startApp, type TestApp, type TestAppOptions } from '../helpers.ts';
+import { adminHeaders, bearer, json, sharedAppWithEmptyTables, startApp, type TestApp, type TestAppOptions } from '../helpers.ts';
 
 /** A message as both sides read it. */
 export interface Message {
@@ -82,6 +82,11 @@ export const ROOMY_LIMITS = {
 
 export function startRoomyApp(options: TestAppOptions = {}): Promise<TestApp> {
   return startApp({ ...options, env: { ...ROOMY_LIMITS, ...options.env } });
+}
+
+/** One app with roomy limits for the tests of a file or describe block, its tables emptied before each test. */
+export function sharedRoomyApp(): () => TestApp {
+  return sharedAppWithEmptyTables({ env: ROOMY_LIMITS });
 }
 
 export function admin(

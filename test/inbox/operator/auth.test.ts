@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, json, startApp, type TestApp } from '../../helpers.ts';
+import { ADMIN_TOKEN, adminHeaders, bearer, createConversation, json, sharedAppWithEmptyTables, startApp, type TestApp } from '../../helpers.ts';
 import { MISSING_ID } from '../support.ts';
 
 const CONVERSATION = `/api/admin/conversations/${MISSING_ID}`;
@@ -21,11 +21,12 @@ const ROUTES: { method: 'GET' | 'POST' | 'DELETE'; url: string; payload?: Record
 ];
 
 describe('administrator authentication', () => {
+  // One app, its tables emptied before each test.
+  const shared = sharedAppWithEmptyTables();
   let t: TestApp;
-  beforeEach(async () => {
-    t = await startApp();
+  beforeEach(() => {
+    t = shared();
   });
-  afterEach(() => t.close());
 
   const credentials: [string, (visitorToken: string) => Record<string, string>][] = [
     ['no Authorization header', () => ({})],

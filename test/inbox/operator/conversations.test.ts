@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, bearer, createConversation, json, type TestApp } from '../../helpers.ts';
-import { admin, listPage, MISSING_ID, overview, startRoomyApp, type Message } from '../support.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, bearer, createConversation, json, ownApps, type TestApp } from '../../helpers.ts';
+import { admin, listPage, MISSING_ID, overview, sharedRoomyApp, startRoomyApp, type Message } from '../support.ts';
 
 interface OperatorView {
   conversation: Record<string, unknown> & { unread_count: number; message_count: number; status: string };
@@ -10,11 +10,13 @@ interface OperatorView {
 const url = (id: string, rest = '') => `/api/admin/conversations/${id}${rest}`;
 
 describe('operator conversation routes', () => {
+  // One app, its tables emptied before each test; the test that needs its own cap starts its own.
+  const shared = sharedRoomyApp();
+  const startOwnApp = ownApps(startRoomyApp);
   let t: TestApp;
-  beforeEach(async () => {
-    t = await startRoomyApp();
+  beforeEach(() => {
+    t = shared();
   });
-  afterEach(() => t.close());
 
   function visitorRead(id: string, token: string, headers: Record<string, string> = {}) {
     return t.inject({ method: 'GET', url: `/api/conversations/${id}`, headers: { ...bearer(token), ...headers } });
@@ -248,8 +250,7 @@ describe('operator conversation routes', () => {
     });
 
     it('answers 409 conversation_full at the cap, counting every role', async () => {
-      await t.close();
-      t = await startRoomyApp({ env: { CONVERSATION_MAX_MESSAGES: '3' } });
+      t = await startOwnApp({ env: { CONVERSATION_MAX_MESSAGES: '3' } });
       const created = await createConversation(t);
       await visitorReply(created.conversation_id, created.access_token, { message: 'two' });
       expect((await admin(t, 'POST', url(created.conversation_id, '/messages'), { message: 'three' })).statusCode).toBe(201);

@@ -1,16 +1,17 @@
 import { CompiledQuery } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, type ListGroup } from '../../../src/http/cursor.ts';
 import { listConversationsQuery, nextWakeQuery, type ListPageRequest } from '../../../src/inbox/operator/queries.ts';
 import { bearer, createConversation, json, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
-import { admin, expectCachedJsonAgain, listAll, listPage, startRoomyApp, type ListItem } from '../support.ts';
+import { admin, expectCachedJsonAgain, listAll, listPage, sharedRoomyApp, type ListItem } from '../support.ts';
 
 describe('operator list', () => {
+  // One app, its tables emptied before each test.
+  const shared = sharedRoomyApp();
   let t: TestApp;
-  beforeEach(async () => {
-    t = await startRoomyApp();
+  beforeEach(() => {
+    t = shared();
   });
-  afterEach(() => t.close());
 
   async function createMany(count: number, body: (index: number) => Record<string, unknown> = (index) => ({ message: `m${index}` })) {
     const created: Created[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FanOutAlerts } from '../../../src/alerts/fan-out.ts';
 import { ALERT_TEXTS } from '../../../src/alerts/texts.ts';
-import { adminHeaders, json, startApp, type TestApp } from '../../helpers.ts';
+import { adminHeaders, json, sharedAppWithEmptyTables, type TestApp } from '../../helpers.ts';
 import { FakeTelegram } from '../../alerts/fake-telegram.ts';
 import { BOT_TOKEN, CapturingLogger, CHAT_ID, closeTelegramApp, contact, followUp, startTelegramApp } from '../../alerts/support.ts';
 import { admin } from '../support.ts';
@@ -10,10 +10,11 @@ const sendTest = (t: TestApp) => admin(t, 'POST', '/api/admin/notifications/test
 
 describe('notifications when alerts are not configured', () => {
   let t: TestApp;
-  beforeEach(async () => {
-    t = await startApp();
+  // One app, its tables emptied before each test.
+  const shared = sharedAppWithEmptyTables();
+  beforeEach(() => {
+    t = shared();
   });
-  afterEach(() => t.close());
 
   it('reports configured false and answers the test with 503 not_configured', async () => {
     const settings = await admin(t, 'GET', '/api/admin/notifications');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, createConversation, json, type Created, type TestApp } from '../../helpers.ts';
-import { admin, expectCachedJsonAgain, listAll, overview, startRoomyApp, type ListItem, type Overview } from '../support.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bearer, createConversation, emptyTables, json, type Created, type TestApp } from '../../helpers.ts';
+import { admin, expectCachedJsonAgain, listAll, overview, sharedRoomyApp, type ListItem, type Overview } from '../support.ts';
 
 const LABELS = ['unreviewed', 'transport_test', 'authorized_agent_test', 'independent_contact_claim', 'human_contact', 'other'] as const;
 const STATUSES = ['open', 'closed', 'spam'] as const;
@@ -33,11 +33,12 @@ function expectedOverview(items: ListItem[], now: number): Omit<Overview, 'note'
 }
 
 describe('operator overview', () => {
+  // One app, its tables emptied before each test (and before each run of the property).
+  const shared = sharedRoomyApp();
   let t: TestApp;
-  beforeEach(async () => {
-    t = await startRoomyApp();
+  beforeEach(() => {
+    t = shared();
   });
-  afterEach(() => t.close());
 
   it('starts at zero with all six labels and a note, and holds no content', async () => {
     const empty = await overview(t);
@@ -103,8 +104,7 @@ describe('operator overview', () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 25 }), async (operations) => {
-        await t.close();
-        t = await startRoomyApp();
+        await emptyTables(t);
         run += 1;
         const live: Created[] = [];
         const pick = (index: number) => live[index % live.length];

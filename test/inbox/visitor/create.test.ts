@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countRows, expectError, hexToken, json, recordingAlerts, startApp, type Created, type TestApp, type TestAppOptions } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { countRows, expectError, hexToken, json, ownApps, recordingAlerts, sharedAppWithEmptyTables, type Created, type TestApp, type TestAppOptions } from '../../helpers.ts';
 import { create, readConversation, setStatus } from '../support.ts';
 
 interface Receipt extends Created {
@@ -11,14 +11,23 @@ interface Receipt extends Created {
 describe('conversation creation', () => {
   let t: TestApp;
   let alerts: ReturnType<typeof recordingAlerts>;
+  // The tests with another limit start an app of their own, closed after each.
+  const startOwnApp = ownApps();
   const start = async (options: TestAppOptions = {}) => {
     alerts = recordingAlerts();
-    t = await startApp({ ...options, alerts });
+    t = await startOwnApp({ ...options, alerts });
   };
-  afterEach(() => t.close());
 
   describe('with the default limits', () => {
-    beforeEach(() => start());
+    // One app, its tables emptied and its alerts forgotten before each test.
+    const sharedAlerts = recordingAlerts();
+    const shared = sharedAppWithEmptyTables({ alerts: sharedAlerts });
+    beforeEach(async () => {
+      t = shared();
+      alerts = sharedAlerts;
+      await alerts.idle();
+      alerts.sent.length = 0;
+    });
 
     it('answers 201 with every receipt field', async () => {
       const response = await create(t, { message: 'Hello operator', name: 'Ada', invitation_id: 'inv-7' });

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/open.ts';
-import { adminHeaders, createConversation, ISO_MILLIS, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
+import { adminHeaders, createConversation, ISO_MILLIS, json, sharedAppWithEmptyTables, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { insertOperatorMessage, markVisitorMessagesSeenByOperator, readConversation, reply, setStatus, type Message } from '../support.ts';
 
 const execFileAsync = promisify(execFile);
@@ -25,11 +25,12 @@ describe('visitor read', () => {
   let created: Created;
   const read = async (headers: Record<string, string> = {}) => readConversation(t, created.conversation_id, created.access_token, headers);
 
+  // One app, its tables emptied before each test.
+  const shared = sharedAppWithEmptyTables();
   beforeEach(async () => {
-    t = await startApp();
+    t = shared();
     created = await createConversation(t, { message: 'first', name: 'Ada', invitation_id: 'inv-3' });
   });
-  afterEach(() => t.close());
 
   it('answers exactly the visitor fields, and never operator-private ones', async () => {
     const response = await read();
