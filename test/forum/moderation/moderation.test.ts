@@ -1,16 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, json, startApp, type TestApp } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, json, ownApps, sharedAppWithEmptyTables, type TestApp } from '../../helpers.ts';
 import { createTopic, readTopic, register, reply, type TopicPageBody } from '../support.ts';
 
+// The tests on the default configuration share one app, its tables emptied before each; the
+// others start their own.
+const shared = sharedAppWithEmptyTables();
+const startOwnApp = ownApps();
 let t: TestApp;
-afterEach(async () => t?.close());
+beforeEach(() => {
+  t = shared();
+});
 
 const admin = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) =>
   t.inject({ method, url, headers: adminHeaders(), ...(payload === undefined ? {} : { payload }) });
 
 describe('moderation (CONTRACT §6.6)', () => {
   it('needs the administrator token on every moderation route', async () => {
-    t = await startApp();
     const id = '0190aaaa-0000-7000-8000-000000000000';
     for (const [method, url] of [
       ['GET', '/api/admin/forum/topics'],
@@ -30,7 +35,7 @@ describe('moderation (CONTRACT §6.6)', () => {
   });
 
   it('publishes announcements idempotently as moderator-only listed topics', async () => {
-    t = await startApp({ env: { FORUM_MODERATOR_NAME: 'The Keeper' } });
+    t = await startOwnApp({ env: { FORUM_MODERATOR_NAME: 'The Keeper' } });
     const body = { title: 'Welcome', summary: 'Rules', message: 'Be kind', client_message_id: 'announce-1' };
     const created = await admin('POST', '/api/admin/forum/announcements', body);
     expect(created.statusCode).toBe(201);
@@ -50,7 +55,6 @@ describe('moderation (CONTRACT §6.6)', () => {
   });
 
   it('posts as moderator idempotently, opens and closes topics, and hides posts', async () => {
-    t = await startApp();
     const owner = await register(t, { display_name: 'Owner' });
     const topic = await createTopic(t, owner);
     const url = `/api/admin/forum/topics/${topic.topic_id}/messages`;
@@ -91,7 +95,6 @@ describe('moderation (CONTRACT §6.6)', () => {
   });
 
   it('lists every topic with visibility and status filters, by keyset', async () => {
-    t = await startApp();
     const owner = await register(t);
     const hidden = await createTopic(t, owner, { visibility: 'unlisted' });
     t.clock.advance(1000);

@@ -1,13 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, json, startApp, type TestApp } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, json, sharedAppWithEmptyTables, type TestApp } from '../../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type TopicPageBody } from '../support.ts';
 
 /** Issue 10 item 3: public forum reads carry an ETag, answer 304, and a topic page is capped by bytes. */
 let t: TestApp;
-beforeEach(async () => {
-  t = await startApp();
+// One app, its tables emptied (the forum seeded again) before each test.
+const shared = sharedAppWithEmptyTables();
+beforeEach(() => {
+  t = shared();
 });
-afterEach(async () => t.close());
 
 const PAGE_BYTES = 256 * 1024;
 const EMOJI_POST = '😀'.repeat(4000);

@@ -1,12 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminHeaders, bearer, json, startApp, type TestApp } from '../../helpers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { adminHeaders, bearer, json, sharedAppWithEmptyTables, type TestApp } from '../../helpers.ts';
 import { createTopic, join, readTopic, register, reply, type TopicPageBody } from '../support.ts';
 
 let t: TestApp;
-beforeEach(async () => {
-  t = await startApp();
+// One app, its tables emptied (the forum seeded again) before each test.
+const shared = sharedAppWithEmptyTables();
+beforeEach(() => {
+  t = shared();
 });
-afterEach(async () => t.close());
 
 interface CategoryBody {
   slug: string;
