@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAdmin } from '../../http/auth.ts';
-import { peerOverviewRoutes } from '../referrals/peer-overview.ts';
 import { bridgeModerationRoutes } from './bridges.ts';
 import { postModerationRoutes } from './messages.ts';
 import { peerModerationRoutes } from './peers.ts';
@@ -14,5 +13,4 @@ export const registerModeration: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(topicModerationRoutes);
   await app.register(postModerationRoutes);
   await app.register(bridgeModerationRoutes);
-  await app.register(peerOverviewRoutes);
 };
