@@ -82,14 +82,16 @@ async function main(): Promise<void> {
   const followUps = followUpsToPrepare(settings, baselineStart.requestsPerSecond, 1);
   let visitor: Awaited<ReturnType<typeof benchVisitor>>;
   let pgbench: Awaited<ReturnType<typeof benchPgbench>> | undefined;
+  let ceiling: Awaited<ReturnType<typeof benchSqliteCeiling>> | undefined;
   try {
-    visitor = await benchVisitor(settings, followUps, measureOn, database?.url);
-    // The engine's own ceiling, on the same database, once Parley's instances have stopped.
+    // Each engine's own ceiling: on SQLite the bare server right after Parley's follow-up; on
+    // PostgreSQL pgbench on the same database, once Parley's instances have stopped.
+    const rightAfterFollowUp = database ? undefined : async () => void (ceiling = await benchSqliteCeiling(followUps, measureOn));
+    visitor = await benchVisitor(settings, followUps, measureOn, { databaseUrl: database?.url, rightAfterFollowUp });
     if (database) pgbench = await benchPgbench(database.url, settings);
   } finally {
     await database?.drop();
   }
-  const ceiling = options.store === 'sqlite' ? await benchSqliteCeiling(followUps, measureOn) : undefined;
   // The operator routes are measured on the seeded SQLite store in either mode.
   const seededRows: Measurement[] = [];
   const unavailable: Unavailable[] = [];

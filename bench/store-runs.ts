@@ -33,7 +33,17 @@ const waitsDuring =
     return async () => keep(await sampler.stop());
   };
 
-export async function benchVisitor(settings: LoadSettings, followUps: number, measureOn: MeasureOn, databaseUrl?: string): Promise<VisitorRun> {
+/**
+ * Parley's agent-facing routes on an empty store. `rightAfterFollowUp` runs just after the
+ * follow-up's row (the SQLite ceiling), so the two rates compared are measured minutes apart at most.
+ */
+export async function benchVisitor(
+  settings: LoadSettings,
+  followUps: number,
+  measureOn: MeasureOn,
+  options: { databaseUrl?: string | undefined; rightAfterFollowUp?: () => Promise<void> } = {},
+): Promise<VisitorRun> {
+  const { databaseUrl, rightAfterFollowUp } = options;
   const dataDir = tempDir('parley-bench-');
   const deployment = newDeployment(dataDir, databaseUrl);
   // On PostgreSQL each instance gets one CPU, PostgreSQL and the load generator the rest, so two
@@ -56,6 +66,7 @@ export async function benchVisitor(settings: LoadSettings, followUps: number, me
     for (const endpoint of endpoints) {
       const observe = databaseUrl && endpoint.key === 'followup_write' ? waitsDuring(databaseUrl, (summary) => (waits.one = summary)) : undefined;
       rows.push(await measureOn([server], endpoint, observe));
+      if (endpoint.key === 'followup_write') await rightAfterFollowUp?.();
     }
     if (databaseUrl) {
       // The same two routes with a second instance on the same database, each taking half the connections.
