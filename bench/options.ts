@@ -15,8 +15,8 @@ const VISITOR_ROWS = 7;
 const TWO_INSTANCE_ROWS = 2;
 const OPERATOR_ROWS = 3;
 const SQLITE_CEILING_ROWS = 1;
-// Two scripts, each with limit rows per client and shared.
-const PGBENCH_RUNS = 4;
+// Two scripts, each with limit rows per client at two client counts, and shared (bench/pgbench.ts).
+const PGBENCH_RUNS = 6;
 
 export interface Options {
   settings: LoadSettings;

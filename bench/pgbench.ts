@@ -5,15 +5,18 @@
  * prepared statements and the same round trips (pipelines). What it reaches is what the engine
  * does with those writes here, with no HTTP server in between.
  *
- * Each script runs twice. With limit rows per client, as distinct sources charge them: the ceiling
- * the verdict uses, the engine's pace. With every client charging the same limit rows, as the
- * bench's one load generator makes Parley do: PostgreSQL keeps an updated row locked until its
- * COMMIT has been flushed, so those writes queue on one row and run at about one per WAL flush,
- * which shows how much of Parley's own rate that row decides.
+ * Each script runs with limit rows per client, as distinct sources charge them, with as many
+ * clients as one instance's pool has connections and with as many as the load generator: the
+ * faster is the ceiling the verdicts use, the engine's pace (with rows every creation shares, 50
+ * clients queue on them and went 4 times slower than 10 here). Then with every client charging the
+ * same limit rows, as the bench's one load generator makes Parley do: PostgreSQL keeps an updated
+ * row locked until its COMMIT has been flushed, so those writes queue on one row, at about one per
+ * WAL flush, which shows how much of Parley's own rate that row decides.
  */
 import { execFile } from 'node:child_process';
 import { cpus } from 'node:os';
 import path from 'node:path';
+import { POSTGRES_POOL } from '../src/store/postgres/pool.ts';
 import { withClient } from '../test/postgres/databases.ts';
 import type { LoadSettings } from './load.ts';
 import { ROOT } from './servers.ts';
@@ -44,7 +47,6 @@ export interface PgbenchResult {
 const MAX_EXPECTED_TPS = 6_000;
 // Follow-ups land at random on the conversations: on average this many each, far below the cap of 200.
 const FOLLOW_UPS_PER_CONVERSATION = 40;
-const LIMIT_ROWS: readonly LimitRows[] = ['per client', 'shared'];
 const MIN_CONVERSATIONS = 500;
 const RUN_MARGIN_MS = 60_000;
 const MAX_OUTPUT_BYTES = 1 << 20;
@@ -122,21 +124,26 @@ async function followUpsWritten(url: string): Promise<{ messages: number; slots:
 }
 
 /**
- * Each script, with limit rows per client then shared, for the warm-up's seconds (thrown away), then
- * for the measured duration, with `clients` connections. The follow-up's rows are checked after each
+ * Each script in each of pgbenchRuns, for the warm-up's seconds (thrown away), then for the
+ * measured duration. The follow-up's rows are checked after each
  * run: every transaction pgbench counted must have claimed a slot and written its message, or the
  * run measured something cheaper.
  */
+/** The runs of each script: limit rows per client with the pool's and the load's client counts, then shared. */
+export function pgbenchRuns(connections: number, poolSize: number = POSTGRES_POOL.max ?? 10): { limitRows: LimitRows; clients: number }[] {
+  const perClient = [...new Set([poolSize, connections])].map((clients) => ({ limitRows: 'per client' as const, clients }));
+  return [...perClient, { limitRows: 'shared', clients: connections }];
+}
+
 export async function pgbenchCeilings(url: string, settings: LoadSettings): Promise<PgbenchResult[]> {
-  const clients = settings.connections;
   const now = Date.now();
-  const runs = LIMIT_ROWS.length * (settings.warmup + settings.duration);
-  const conversations = Math.max(MIN_CONVERSATIONS, Math.ceil((MAX_EXPECTED_TPS * runs) / FOLLOW_UPS_PER_CONVERSATION));
+  const runs = pgbenchRuns(settings.connections);
+  const conversations = Math.max(MIN_CONVERSATIONS, Math.ceil((MAX_EXPECTED_TPS * runs.length * (settings.warmup + settings.duration)) / FOLLOW_UPS_PER_CONVERSATION));
   await insertConversations(url, conversations, now);
   const results: PgbenchResult[] = [];
   let followUps = 0;
   for (const script of ['follow-up', 'creation'] as const) {
-    for (const limitRows of LIMIT_ROWS) {
+    for (const { limitRows, clients } of runs) {
       const variables = { now, source: SOURCE, source_wide: `${SOURCE}-wide`, cap: 200, conversations, spread: limitRows === 'per client' ? 1 : 0 };
       if (settings.warmup > 0) {
         const warmUp = parsePgbenchOutput(await runPgbench(url, script, clients, settings.warmup, variables));

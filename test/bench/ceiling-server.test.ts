@@ -23,8 +23,10 @@ describe('the SQLite ceiling server', () => {
       port,
       readyPath: '/ready',
       cwd: ROOT,
+      // tsx compiles the server and the store on start: slow on a busy machine.
+      readyTimeoutMs: 60_000,
     });
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await server?.stop();
