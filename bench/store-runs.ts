@@ -110,8 +110,8 @@ export async function benchSqliteCeiling(followUps: number, measureOn: MeasureOn
 /** pgbench's runs on the database Parley's run used, once Parley has stopped; none without pgbench. */
 export async function benchPgbench(databaseUrl: string, settings: LoadSettings): Promise<{ results: PgbenchResult[]; missing?: string }> {
   if (!(await pgbenchAvailable())) return { results: [], missing: 'pgbench is not on the PATH' };
-  console.log(`PostgreSQL ceiling: pgbench with ${settings.connections} clients, ${settings.warmup} s warm-up + ${settings.duration} s per script`);
+  console.log(`PostgreSQL ceiling: pgbench, ${settings.warmup} s warm-up + ${settings.duration} s per run`);
   const results = await pgbenchCeilings(databaseUrl, settings);
-  for (const result of results) console.log(`  pgbench ${result.script}.sql, limit rows ${result.limitRows} ... ${result.tps === null ? 'failed' : `${Math.round(result.tps)} tps`}${result.problem ? ` (${result.problem})` : ''}`);
+  for (const result of results) console.log(`  pgbench ${result.script}.sql, limit rows ${result.limitRows}, ${result.clients} clients ... ${result.tps === null ? 'failed' : `${Math.round(result.tps)} tps`}${result.problem ? ` (${result.problem})` : ''}`);
   return { results };
 }

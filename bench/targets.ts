@@ -15,6 +15,11 @@ export const SQLITE_CEILING_MIN = 0.8;
 export const WRITE_P99_AT_HALF_MAX_MS = 15;
 /** Two instances' combined follow-up rate over one instance's: above this, they add throughput. */
 export const TWO_INSTANCES_MIN_GAIN = 1;
+/**
+ * And no hot row serialises them: fewer sessions than this wait on a row lock, on average over the
+ * samples of the two instances' peak (each instance's pool holds 10 connections).
+ */
+export const TWO_INSTANCES_MAX_LOCK_WAITS = 1;
 export const SQLITE_CEILING_KEY = 'sqlite_ceiling_followup';
 export const TWO_INSTANCES_KEY = 'followup_write_2_instances';
 
@@ -79,14 +84,19 @@ function postgresVerdicts(inputs: CeilingInputs): Verdict[] {
   }
   const one = measurementOf(inputs.rows, 'followup_write');
   const two = measurementOf(inputs.rows, TWO_INSTANCES_KEY);
-  const rule = `two instances' follow-up rate > ${TWO_INSTANCES_MIN_GAIN}x one instance's${inputs.pinned ? ', each on one CPU' : ' (not pinned: no taskset)'}`;
+  const rule =
+    `two instances' follow-up rate > ${TWO_INSTANCES_MIN_GAIN}x one instance's${inputs.pinned ? ', each on one CPU' : ' (not pinned: no taskset)'}, ` +
+    `with < ${TWO_INSTANCES_MAX_LOCK_WAITS} session waiting on a lock per sample`;
   if (!one || !two || one.requestsPerSecond === 0) {
     verdicts.push(verdict('two_instances', '2, PostgreSQL', TWO_INSTANCES_KEY, TWO_INSTANCES_MIN_GAIN, null, null, rule, 'not measured'));
   } else {
     const gain = two.requestsPerSecond / one.requestsPerSecond;
     const failed = failures(one) + failures(two);
-    const detail = `x${gain.toFixed(2)}: ${whole(two.requestsPerSecond)} req/s on two against ${whole(one.requestsPerSecond)} on one${failed > 0 ? `, but ${failed} requests failed` : ''}`;
-    verdicts.push(verdict('two_instances', '2, PostgreSQL', TWO_INSTANCES_KEY, TWO_INSTANCES_MIN_GAIN, gain, gain > TWO_INSTANCES_MIN_GAIN && failed === 0, rule, detail));
+    const lockWaits = inputs.waits.two?.lockWaitsPerSample ?? null;
+    const waitsDetail = lockWaits === null ? 'lock waits not sampled' : `${lockWaits.toFixed(2)} sessions waiting on a lock per sample`;
+    const detail = `x${gain.toFixed(2)}: ${whole(two.requestsPerSecond)} req/s on two against ${whole(one.requestsPerSecond)} on one, ${waitsDetail}${failed > 0 ? `, but ${failed} requests failed` : ''}`;
+    const met = gain > TWO_INSTANCES_MIN_GAIN && failed === 0 && (lockWaits === null || lockWaits < TWO_INSTANCES_MAX_LOCK_WAITS);
+    verdicts.push(verdict('two_instances', '2, PostgreSQL', TWO_INSTANCES_KEY, TWO_INSTANCES_MIN_GAIN, gain, met, rule, detail));
   }
   return verdicts;
 }

@@ -99,6 +99,7 @@ describe('issue #34 verdicts on PostgreSQL', () => {
     expect(verdicts['cpu_per_write 1, PostgreSQL creation']).toMatchObject({ value: 900, met: false });
     expect(verdicts['two_instances 2, PostgreSQL']).toMatchObject({ value: 1.2, met: true });
     expect(verdicts['two_instances 2, PostgreSQL']!.line).toContain('each on one CPU');
+    expect(verdicts['two_instances 2, PostgreSQL']!.line).toContain('lock waits not sampled');
     expect(verdicts['p99_at_half_rate 4, PostgreSQL follow-up']).toMatchObject({ value: 12, met: null });
     expect(verdicts['p99_at_half_rate 4, PostgreSQL follow-up']!.line).toContain('reported');
     expect(verdicts['ceiling 3, SQLite follow-up']!.line).toContain('not checked (run with --store sqlite)');
@@ -112,6 +113,15 @@ describe('issue #34 verdicts on PostgreSQL', () => {
 
     verdicts = byTarget(inputs([], { pgbenchMissing: 'pgbench is not on the PATH' }));
     expect(verdicts['ceiling 1, PostgreSQL follow-up']!.line).toContain('not checked (pgbench is not on the PATH)');
+  });
+
+  it('does not count two instances as adding throughput while their writes queue on a row lock', () => {
+    const queued = { samples: 40, lockWaitsPerSample: 16.3, ungrantedLocksPerSample: 15.5, top: [] };
+    const verdicts = byTarget(inputs([], { waits: { one: null, two: queued } }));
+    expect(verdicts['two_instances 2, PostgreSQL']).toMatchObject({ value: 1.2, met: false });
+    expect(verdicts['two_instances 2, PostgreSQL']!.line).toContain('16.30 sessions waiting on a lock per sample');
+    const calm = byTarget(inputs([], { waits: { one: null, two: { ...queued, lockWaitsPerSample: 0.4 } } }));
+    expect(calm['two_instances 2, PostgreSQL']).toMatchObject({ met: true });
   });
 
   it('does not count two instances as adding throughput when they reach no more than one', () => {
