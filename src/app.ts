@@ -8,8 +8,9 @@ import { registerOpenApiDocuments } from './discovery/openapi.ts';
 import { registerDiscovery } from './discovery/routes.ts';
 import { registerOldLobbyRedirect } from './forum/old-lobby-id.ts';
 import { registerForum } from './forum/routes.ts';
+import { compatDocumentRoutes } from './compat/document-routes.ts';
+import { compatGuideFields } from './compat/guide-fields.ts';
 import { registerPeerThreads } from './compat/routes.ts';
-import { peerGuideSource } from './forum/referrals/peer-guide-source.ts';
 import { proxyTrust } from './http/client-source.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandler, sendError } from './http/error-handler.ts';
@@ -162,7 +163,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   });
 
-  await app.register(registerDiscovery, { peerGuide: peerGuideSource(app.services) });
+  await app.register(registerDiscovery, { guideFields: compatGuideFields });
+  await app.register(compatDocumentRoutes);
   await app.register(registerChallengeRoute);
   await app.register(registerVisitorInbox);
   await app.register(registerOperatorInbox);

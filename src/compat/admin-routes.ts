@@ -1,4 +1,6 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { requireAdmin } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, MessageBody } from '../http/schemas.ts';
 import { perform, writeStatus } from '../writes/perform.ts';
@@ -6,7 +8,6 @@ import { appendBridgeMessage, operatorBridgeMessage } from '../forum/bridges/com
 import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
 import { listBridges, type BridgeKey } from '../forum/bridges/queries.ts';
 import { findAgent } from '../forum/peers/queries.ts';
-import type { RouteDefinition } from '../forum/routing.ts';
 import { setTopicStatus } from '../forum/topics/commands/set-topic-status.ts';
 import { findMember } from '../forum/membership/queries.ts';
 import { findTopic } from '../forum/topics/queries.ts';
@@ -29,7 +30,7 @@ import {
   ThreadParams,
 } from './schemas.ts';
 import { removeSmokeTestAgents } from './smoke-tests.ts';
-import { absentBodyAsEmpty } from '../forum/routing.ts';
+import { absentBodyAsEmpty } from '../http/json-body.ts';
 
 /* The operator's routes of the reference's family (CONTRACT §10 §3.16–§3.20), behind the administrator token. */
 
@@ -51,7 +52,10 @@ async function memberBridge(app: FastifyInstance, key: BridgeKey) {
 
 const bridgeKeyOf = (params: { thread_id: string; agent_id: string }): BridgeKey => ({ topicId: params.thread_id, agentId: params.agent_id });
 
-export const listPeerBridgesRoute: RouteDefinition = (app) => {
+/** In the order of the reference's published paths. */
+export const peerThreadAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('preValidation', requireAdmin);
+
   app.get(
     '/api/admin/peer-owner-bridges',
     {
@@ -65,9 +69,7 @@ export const listPeerBridgesRoute: RouteDefinition = (app) => {
     },
     async () => presentPeerBridgeList(await listBridges(app.services.store.db, PEER_BRIDGE_LIST_LIMIT)),
   );
-};
 
-export const readPeerBridgeAsOperatorRoute: RouteDefinition = (app) => {
   app.get(
     '/api/admin/peer-owner-bridges/:thread_id/:agent_id',
     {
@@ -89,9 +91,7 @@ export const readPeerBridgeAsOperatorRoute: RouteDefinition = (app) => {
       return presentOperatorPeerBridge(names, key, read.result);
     },
   );
-};
 
-export const replyInPeerBridgeRoute: RouteDefinition = (app) => {
   app.post(
     '/api/admin/peer-owner-bridges/:thread_id/:agent_id/messages',
     {
@@ -114,9 +114,7 @@ export const replyInPeerBridgeRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(written)).send(presentOperatorBridgeReceipt(key.topicId, written));
     },
   );
-};
 
-export const closePeerThreadAsOperatorRoute: RouteDefinition = (app) => {
   app.post(
     '/api/admin/peer-threads/:thread_id/close',
     {
@@ -137,9 +135,7 @@ export const closePeerThreadAsOperatorRoute: RouteDefinition = (app) => {
       return presentPeerCloseReceipt(closed.topicId, closed.previous === closed.status);
     },
   );
-};
 
-export const removeSmokeTestsRoute: RouteDefinition = (app) => {
   app.delete(
     '/api/admin/peer-smoke-tests',
     {

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestSource } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../http/schemas.ts';
@@ -6,7 +7,6 @@ import { perform, writeStatus } from '../writes/perform.ts';
 import { agentBridgeMessage, appendBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
 import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
 import { memberPost, postReply } from '../forum/posts/commands/post-reply.ts';
-import type { RouteDefinition } from '../forum/routing.ts';
 import { closeTopic } from '../forum/topics/commands/close-topic.ts';
 import { createTopic } from '../forum/topics/commands/create-topic.ts';
 import { joinTopic } from '../forum/topics/commands/join-topic.ts';
@@ -40,7 +40,7 @@ import {
   PeerThreadViewResponses,
   ThreadParams,
 } from './schemas.ts';
-import { absentBodyAsEmpty } from '../forum/routing.ts';
+import { absentBodyAsEmpty } from '../http/json-body.ts';
 import { authorizeAgent } from '../forum/peers/auth.ts';
 import { authorizeThread, authorizeThreadForLeaving } from '../forum/membership/auth.ts';
 
@@ -53,7 +53,10 @@ export const TAGS = ['peer compatibility'];
 const BY_THREAD = { notFoundCode: 'topic_not_found' } as const;
 const same = (forumRoute: string) => `The reference service's name for ${forumRoute}: the same topic, tokens, limits and rules.`;
 
-export const createPeerThreadRoute: RouteDefinition = (app) => {
+/** In the order of the reference's published paths. */
+export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, config } = app.services;
+
   app.post(
     '/api/peer-threads',
     {
@@ -76,10 +79,7 @@ export const createPeerThreadRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(created)).send(receipt);
     },
   );
-};
 
-export const listPeerThreadsRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
   app.get(
     '/api/peer-threads',
     {
@@ -92,9 +92,7 @@ export const listPeerThreadsRoute: RouteDefinition = (app) => {
     },
     async (request) => presentPeerThreadList(await listOpenPeerThreads(store.db), config.forumModeratorName, baseUrl(request)),
   );
-};
 
-export const joinPeerThreadRoute: RouteDefinition = (app) => {
   app.post(
     '/api/peer-threads/:thread_id/join',
     {
@@ -117,10 +115,7 @@ export const joinPeerThreadRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(joined)).send(presentPeerThreadReceipt(baseUrl(request), joined, token));
     },
   );
-};
 
-export const readPeerThreadRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
   app.get(
     '/api/peer-threads/:thread_id',
     {
@@ -147,9 +142,7 @@ export const readPeerThreadRoute: RouteDefinition = (app) => {
       return presentPeerThreadView(base, page, membership);
     },
   );
-};
 
-export const postPeerMessageRoute: RouteDefinition = (app) => {
   app.post(
     '/api/peer-threads/:thread_id/messages',
     {
@@ -171,9 +164,7 @@ export const postPeerMessageRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(posted)).send(presentPeerMessageReceipt(membership.topic_id, posted));
     },
   );
-};
 
-export const readPeerBridgeRoute: RouteDefinition = (app) => {
   app.get(
     '/api/peer-threads/:thread_id/owner',
     {
@@ -194,9 +185,7 @@ export const readPeerBridgeRoute: RouteDefinition = (app) => {
       return presentPeerBridgeThread(key, read.result);
     },
   );
-};
 
-export const writePeerBridgeRoute: RouteDefinition = (app) => {
   app.post(
     '/api/peer-threads/:thread_id/owner',
     {
@@ -218,9 +207,7 @@ export const writePeerBridgeRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(written)).send(presentPeerBridgeReceipt(key.topicId, written));
     },
   );
-};
 
-export const leavePeerThreadRoute: RouteDefinition = (app) => {
   app.post(
     '/api/peer-threads/:thread_id/leave',
     {
@@ -241,9 +228,7 @@ export const leavePeerThreadRoute: RouteDefinition = (app) => {
       return presentPeerLeaveReceipt(topicId, (await perform(app.services, leaveTopic, { topicId, agentId })).result.alreadyLeft);
     },
   );
-};
 
-export const closePeerThreadRoute: RouteDefinition = (app) => {
   app.post(
     '/api/peer-threads/:thread_id/close',
     {

@@ -1,49 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireAdmin } from '../http/auth.ts';
-import type { RouteDefinition } from '../forum/routing.ts';
-import {
-  closePeerThreadAsOperatorRoute,
-  listPeerBridgesRoute,
-  readPeerBridgeAsOperatorRoute,
-  removeSmokeTestsRoute,
-  replyInPeerBridgeRoute,
-} from './admin-routes.ts';
-import {
-  closePeerThreadRoute,
-  createPeerThreadRoute,
-  joinPeerThreadRoute,
-  leavePeerThreadRoute,
-  listPeerThreadsRoute,
-  postPeerMessageRoute,
-  readPeerBridgeRoute,
-  readPeerThreadRoute,
-  writePeerBridgeRoute,
-} from './agent-routes.ts';
-
-/** In the order of the reference's published paths. */
-const AGENT_ROUTES: RouteDefinition[] = [
-  createPeerThreadRoute,
-  listPeerThreadsRoute,
-  joinPeerThreadRoute,
-  readPeerThreadRoute,
-  postPeerMessageRoute,
-  readPeerBridgeRoute,
-  writePeerBridgeRoute,
-  leavePeerThreadRoute,
-  closePeerThreadRoute,
-];
-const ADMIN_ROUTES: RouteDefinition[] = [
-  listPeerBridgesRoute,
-  readPeerBridgeAsOperatorRoute,
-  replyInPeerBridgeRoute,
-  closePeerThreadAsOperatorRoute,
-  removeSmokeTestsRoute,
-];
-
-const registerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('preValidation', requireAdmin);
-  for (const define of ADMIN_ROUTES) define(app);
-};
+import { peerThreadAdminRoutes } from './admin-routes.ts';
+import { peerThreadRoutes } from './agent-routes.ts';
+import { peerOverviewRoutes } from './peer-overview.ts';
 
 /**
  * The reference service's peer-thread family (CONTRACT §10 §3): an adapter over the forum's declared
@@ -52,6 +10,8 @@ const registerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 export const registerPeerThreads: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('peerAgent', null);
   app.decorateRequest('membership', null);
-  for (const define of AGENT_ROUTES) define(app);
-  await app.register(registerAdminRoutes);
+  // In the order of the published document's paths: the overview came with the forum's operator routes.
+  await app.register(peerOverviewRoutes);
+  await app.register(peerThreadRoutes);
+  await app.register(peerThreadAdminRoutes);
 };

@@ -39,7 +39,7 @@ export function agentCard(base: string, config: Config, version: string): AgentC
       {
         id: 'first-contact',
         name: 'First contact with the operator',
-        description: `Send a message: a person, the operator, reads it and answers, often hours later. ${A2A_FACTS.retry} The same without A2A: POST ${guide.create.url}, or ${inboxOverMcp} ${guide.restrictions} Instructions: ${guide.human_or_agent_instructions}`,
+        description: `Send a message: a person, the operator, reads it and answers, often hours later. ${A2A_FACTS.retry} The same without A2A: POST ${guide.create.url}, or ${inboxOverMcp} ${guide.restrictions} Instructions: ${base}/agent-instructions.md`,
         tags: ['inbox', 'contact', 'human-in-the-loop'],
         examples: ['Hello, I am an AI agent; my user asked me to ask about ...'],
         inputModes: TEXT,

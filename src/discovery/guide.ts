@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static, TProperties } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import {
   AUTH_HEADER_TEMPLATE,
@@ -16,8 +16,16 @@ import {
   TRUST_FACTS,
 } from '../http/agent-facts.ts';
 import { MAX_WAIT_SECONDS } from '../http/schemas.ts';
-import { agentGuideCompat } from './compat-guide.ts';
 import type { AgentGuide } from './schemas.ts';
+
+/**
+ * Fields another module adds to the guide after Parley's own (src/compat/ adds the reference
+ * service's), given to the discovery plugin by the app: their schema and their values.
+ */
+export interface GuideFields {
+  properties: TProperties;
+  values(base: string, config: Config): Record<string, unknown>;
+}
 
 /** A client_message_id that passes the pattern, for the sample bodies. */
 const SAMPLE_MESSAGE_ID = 'hello-lobby-0001';
@@ -128,6 +136,5 @@ export function agentGuide(base: string, config: Config, version: string, typica
       trust: FORUM_FACTS.untrusted,
       steps: newcomerSteps(base),
     },
-    ...agentGuideCompat(base, config),
   };
 }

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
 import { FORUM_FACTS, ID_FACTS, ISSUE_FACT, REGISTRATION_MODES, SEEN_MARKER, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { described, responses, TypicalFirstReply } from '../http/schemas.ts';
-import { AgentGuideCompat, PeerGuide } from './compat-schemas.ts';
 
 const text = (description: string) => Type.String({ description });
 const url = (description: string) => Type.String({ format: 'uri', description });
@@ -147,7 +146,6 @@ export const AgentGuide = Type.Object({
     },
     { description: 'A newcomer\'s first steps in the forum.' },
   ),
-  ...AgentGuideCompat.properties,
 });
 
 export const HealthResponses = responses(
@@ -158,6 +156,5 @@ export const HealthResponses = responses(
   {},
 );
 
-export const GuideResponses = responses({ 200: described(AgentGuide, 'The agent guide.') }, {});
-
-export const PeerGuideResponses = responses({ 200: described(PeerGuide, 'The peer guide.') }, { 400: ['invalid_request'] });
+/** The guide's answers, its schema followed by the fields other modules add (GuideFields). */
+export const guideResponses = (added: TProperties) => responses({ 200: described(Type.Object({ ...AgentGuide.properties, ...added }), 'The agent guide.') }, {});

@@ -1,14 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../http/auth.ts';
 import { requestSources } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
+import { absentBodyAsEmpty } from '../http/json-body.ts';
 import { ROTATED, ROTATION_DESCRIPTION, RotationBody, rotationReceipt, type RotationInput } from '../http/rotation.ts';
 import { AGENT_BEARER, described, isHexToken, responses, THREAD_BEARER, Uuid } from '../http/schemas.ts';
 import { hashToken, newToken } from '../tokens.ts';
 import { perform, writeStatus } from '../writes/perform.ts';
 import { rotateAgentToken } from './peers/commands/rotate-agent-token.ts';
-import { absentBodyAsEmpty, type RouteDefinition } from './routing.ts';
 import { TopicParams } from './schemas.ts';
 import { rotateThreadToken } from './topics/commands/rotate-thread-token.ts';
 
@@ -31,8 +32,8 @@ function rotation(body: RotationBody, token: string, now: number): { input: Rota
   return { input: { presentedHash: hashToken(token), newHash: hashToken(next), clientSupplied: body.client_access_token !== undefined, now }, next };
 }
 
-/** Issue #32: a forum agent rotates its peer-agent token. */
-export const agentRotationRoute: RouteDefinition = (app) => {
+/** Issue #32: a forum agent rotates its peer-agent token, and a member its thread token for one topic. */
+export const tokenRotationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/peers/token',
     {
@@ -57,10 +58,7 @@ export const agentRotationRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(done)).send({ agent_id: done.result.agentId, access_token: next, duplicate: done.duplicate });
     },
   );
-};
 
-/** Issue #32: a member rotates its thread token for one topic. */
-export const threadRotationRoute: RouteDefinition = (app) => {
   app.post(
     '/api/forum/topics/:topic_id/token',
     {

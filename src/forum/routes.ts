@@ -1,39 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { perform } from '../writes/perform.ts';
-import { readBridgeRoute, writeBridgeRoute } from './bridges/agent-routes.ts';
-import { agentRotationRoute, threadRotationRoute } from './credential-routes.ts';
+import { bridgeRoutes } from './bridges/agent-routes.ts';
+import { tokenRotationRoutes } from './credential-routes.ts';
 import { registerModeration } from './moderation/routes.ts';
-import { registrationRoute, selfRevocationRoute } from './peers/agent-routes.ts';
-import { directoryRoute, presenceRoute } from './presence/routes.ts';
-import { replyRoute } from './posts/agent-routes.ts';
-import type { RouteDefinition } from './routing.ts';
+import { peerRoutes } from './peers/agent-routes.ts';
+import { postRoutes } from './posts/agent-routes.ts';
+import { presenceRoutes } from './presence/routes.ts';
 import { seedForum } from './seed.ts';
-import { closeTopicRoute, createTopicRoute, joinTopicRoute, leaveTopicRoute } from './topics/agent-routes.ts';
-import { categoriesRoute, overviewRoute, topicListRoute, topicPageRoute } from './topics/read-routes.ts';
-
-/** The public and agent routes, in the order of the published document's paths, which clients may diff. */
-const FORUM_ROUTES: RouteDefinition[] = [
-  overviewRoute,
-  categoriesRoute,
-  topicListRoute,
-  topicPageRoute,
-  registrationRoute,
-  selfRevocationRoute,
-  createTopicRoute,
-  joinTopicRoute,
-  replyRoute,
-  leaveTopicRoute,
-  closeTopicRoute,
-  readBridgeRoute,
-  writeBridgeRoute,
-  directoryRoute,
-  presenceRoute,
-  agentRotationRoute,
-  threadRotationRoute,
-];
+import { topicJoiningRoutes, topicLeavingRoutes } from './topics/agent-routes.ts';
+import { topicReadRoutes } from './topics/read-routes.ts';
 
 /** The agent forum (CONTRACT §6): public reads, peer agents, participation, owner bridges, moderation. */
 export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
+  // Decorated here, so every route plugin below shares them.
   app.decorateRequest('peerAgent', null);
   app.decorateRequest('membership', null);
   // The one place the categories and the lobby are made (the migration makes tables only), at every
@@ -45,6 +24,14 @@ export const registerForum: FastifyPluginAsyncTypebox = async (app) => {
       app.log.warn({ err: { message: (error as Error).message } }, 'forum seeding skipped');
     }
   });
-  for (const define of FORUM_ROUTES) define(app);
+  // In the order of the published document's paths, which clients may diff.
+  await app.register(topicReadRoutes);
+  await app.register(peerRoutes);
+  await app.register(topicJoiningRoutes);
+  await app.register(postRoutes);
+  await app.register(topicLeavingRoutes);
+  await app.register(bridgeRoutes);
+  await app.register(presenceRoutes);
+  await app.register(tokenRotationRoutes);
   await app.register(registerModeration);
 };

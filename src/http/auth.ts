@@ -6,6 +6,9 @@ import { requestSource } from './client-source.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/** A write (not GET or HEAD): a block refuses it; reads go on. */
+export const isWrite = (request: FastifyRequest): boolean => request.method !== 'GET' && request.method !== 'HEAD';
+
 /** The credential of `Authorization: Bearer <token>` (scheme word case-insensitive), or undefined. */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './errors.ts';
 
@@ -63,4 +63,12 @@ export function registerJsonBody(app: FastifyInstance): void {
     }
     done(null, value);
   });
+}
+
+/**
+ * Optional bodies (CONTRACT §1: join, leave, close, rotations): no body reads as `{}`, so the schema
+ * that validates a body that is sent also accepts none. Runs after authorization, before validation.
+ */
+export async function absentBodyAsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
 }

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestSource } from '../../http/client-source.ts';
 import { digestTag, sendTagged } from '../../http/etag.ts';
 import { ConditionalHeaders, MessageBody, THREAD_BEARER, WaitQuery } from '../../http/schemas.ts';
@@ -6,7 +7,6 @@ import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { BridgeWriteResponses } from '../posts/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { agentBridgeMessage, appendBridgeMessage } from './commands/append-bridge-message.ts';
 import { readBridge } from './commands/read-bridge.ts';
 import { presentBridgeThread } from './presenters.ts';
@@ -19,8 +19,10 @@ import { authorizeThread } from '../membership/auth.ts';
 const TAGS = ['forum agents'];
 const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
-export const readBridgeRoute: RouteDefinition = (app) => {
+/** A member reads and writes its bridge with the topic's thread token. */
+export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { live } = app.services;
+
   app.get(
     '/api/forum/topics/:topic_id/owner',
     {
@@ -56,9 +58,7 @@ export const readBridgeRoute: RouteDefinition = (app) => {
       return sendTagged(request, reply, digestTag(body), body);
     },
   );
-};
 
-export const writeBridgeRoute: RouteDefinition = (app) => {
   app.post(
     '/api/forum/topics/:topic_id/owner',
     {

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { bearerToken } from '../../http/auth.ts';
+import { bearerToken, isWrite } from '../../http/auth.ts';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
-import { isWrite } from '../peers/auth.ts';
 import { isHexToken } from '../../http/schemas.ts';
 import { hashToken } from '../../tokens.ts';
 import { findMembershipByTokenHash, type MembershipRow } from './queries.ts';

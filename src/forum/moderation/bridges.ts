@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
@@ -8,15 +9,15 @@ import { findBridge, listBridges } from '../bridges/queries.ts';
 import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { PostReceipt } from '../posts/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { TAGS } from './shared.ts';
 
 /* The operator's side of owner bridges (CONTRACT §6.5). */
 
 const BY_BRIDGE = { notFoundCode: 'bridge_not_found' } as const;
 
-export const listBridgesRoute: RouteDefinition = (app) => {
+export const bridgeModerationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.services;
+
   app.get(
     '/api/admin/forum/bridges',
     {
@@ -29,10 +30,7 @@ export const listBridgesRoute: RouteDefinition = (app) => {
     },
     async () => presentBridgeList(await listBridges(store.db)),
   );
-};
 
-export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
   app.get(
     '/api/admin/forum/bridges/:topic_id/:agent_id',
     {
@@ -52,10 +50,7 @@ export const readBridgeAsOperatorRoute: RouteDefinition = (app) => {
       return presentBridgeThread(key, read.result);
     },
   );
-};
 
-export const operatorBridgeReplyRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
   app.post(
     '/api/admin/forum/bridges/:topic_id/:agent_id/messages',
     {

@@ -1,12 +1,13 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
 import { hidePost } from '../posts/commands/hide-post.ts';
 import { presentHideReceipt } from '../posts/presenters.ts';
 import { HideChange, HideReceipt, MessageParams } from '../posts/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { TAGS } from './shared.ts';
 
-export const hidePostRoute: RouteDefinition = (app) => {
+/** Hiding and showing posts (CONTRACT §6.6). */
+export const postModerationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/admin/forum/messages/:message_id/hide',
     {

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, responses } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
 import { createInvitation } from '../peers/commands/create-invitation.ts';
@@ -5,13 +6,13 @@ import { revokePeer } from '../peers/commands/revoke-peer.ts';
 import { revokeAgentToken } from '../peers/commands/rotate-agent-token.ts';
 import { presentInvitation, presentRevocation } from '../peers/presenters.ts';
 import { AgentParams, AgentTokenRevocationReceipt, InvitationReceipt, RevocationReceipt } from '../peers/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { TAGS } from './shared.ts';
 
 /* The operator's side of peer agents (CONTRACT §6.1): invitations and revocation. */
 
-export const issueInvitationRoute: RouteDefinition = (app) => {
+export const peerModerationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { clock } = app.services;
+
   app.post(
     '/api/admin/peers/invitations',
     {
@@ -28,10 +29,7 @@ export const issueInvitationRoute: RouteDefinition = (app) => {
       return reply.code(201).send(presentInvitation(invitation.code, invitation.createdAt));
     },
   );
-};
 
-export const revokeAgentRoute: RouteDefinition = (app) => {
-  const { clock } = app.services;
   app.post(
     '/api/admin/peers/:agent_id/revoke',
     {
@@ -51,10 +49,7 @@ export const revokeAgentRoute: RouteDefinition = (app) => {
       return presentRevocation(agentId, revoked.result.alreadyRevoked);
     },
   );
-};
 
-export const revokeAgentTokenRoute: RouteDefinition = (app) => {
-  const { clock } = app.services;
   app.post(
     '/api/admin/peers/:agent_id/token/revoke',
     {

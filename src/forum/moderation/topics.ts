@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { baseUrl } from '../../http/urls.ts';
@@ -7,16 +8,21 @@ import { moderatorPost, postReply } from '../posts/commands/post-reply.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { listModeratorPostsPage } from '../posts/queries.ts';
 import { PostReceipt } from '../posts/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
+import { publishAnnouncement } from '../topics/commands/publish-announcement.ts';
 import { setTopicStatus } from '../topics/commands/set-topic-status.ts';
 import { normaliseListQuery } from '../topics/list-query.ts';
-import { presentAdminTopicList, presentModeratorTopicPage, presentStatusReceipt } from '../topics/presenters.ts';
+import { presentAdminTopicList, presentAnnouncementReceipt, presentModeratorTopicPage, presentStatusReceipt } from '../topics/presenters.ts';
 import { findTopic, listTopicsInCategory } from '../topics/queries.ts';
-import { AdminTopicList, AdminTopicListQuery, MESSAGE_PAGE_SIZE, ModeratorTopicPage, PageQuery, StatusChange, StatusReceipt, ADMIN_TOPIC_LIST_DEFAULT_LIMIT } from '../topics/schemas.ts';
+import {
+  AdminTopicList,
+  AdminTopicListQuery,
+  Announcement,
+  AnnouncementReceipt,
+  MESSAGE_PAGE_SIZE, ModeratorTopicPage, PageQuery, StatusChange, StatusReceipt, ADMIN_TOPIC_LIST_DEFAULT_LIMIT } from '../topics/schemas.ts';
 import { TAGS } from './shared.ts';
 import { TopicParams } from '../schemas.ts';
 
-/* The operator's side of topics (CONTRACT §6.6): every topic, listed or not, read, posted in, opened and closed. */
+/* The operator's side of topics (CONTRACT §6.6): every topic, listed or not, read, announced, posted in, opened and closed. */
 
 const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
@@ -27,8 +33,9 @@ const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
  */
 const OWNER_BRIDGE_TEXT = /(owner) (bridge)/gi;
 
-export const listAllTopicsRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
+export const topicModerationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, config, clock } = app.services;
+
   app.get(
     '/api/admin/forum/topics',
     {
@@ -55,10 +62,7 @@ export const listAllTopicsRoute: RouteDefinition = (app) => {
       return presentAdminTopicList(list, config.forumModeratorName, baseUrl(request));
     },
   );
-};
 
-export const readAnyTopicRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
   app.get(
     '/api/admin/forum/topics/:topic_id',
     {
@@ -82,9 +86,26 @@ export const readAnyTopicRoute: RouteDefinition = (app) => {
       return presentModeratorTopicPage(topic, posts, config.forumModeratorName, baseUrl(request));
     },
   );
-};
 
-export const moderatorPostRoute: RouteDefinition = (app) => {
+  app.post(
+    '/api/admin/forum/announcements',
+    {
+      schema: {
+        summary: 'Publish an announcement: a listed, read-only topic in announcements',
+        description: 'A client_message_id makes it safe to retry: the same id and text answer 200 with the same topic.',
+        tags: TAGS,
+        security: ADMIN_BEARER,
+        body: Announcement,
+        response: responses({ 200: AnnouncementReceipt, 201: AnnouncementReceipt }, [400, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+      },
+    },
+    async (request, reply) => {
+      const published = await perform(app.services, publishAnnouncement, { announcement: request.body, moderatorName: config.forumModeratorName, now: clock.now() });
+      return reply.code(writeStatus(published)).send(presentAnnouncementReceipt(baseUrl(request), published.result.topicId));
+    },
+  );
+
+
   app.post(
     '/api/admin/forum/topics/:topic_id/messages',
     {
@@ -101,14 +122,12 @@ export const moderatorPostRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => {
       // An unknown topic is refused by the post's claim on the topic row (404).
-      const post = moderatorPost(app.services, app.services.config.forumModeratorName, request.params.topic_id, request.body);
+      const post = moderatorPost(app.services, config.forumModeratorName, request.params.topic_id, request.body);
       const posted = await perform(app.services, postReply, post);
       return reply.code(writeStatus(posted)).send(presentPostReceipt(post.topicId, posted.result.messageId, posted.duplicate));
     },
   );
-};
 
-export const topicStatusRoute: RouteDefinition = (app) => {
   app.post(
     '/api/admin/forum/topics/:topic_id/status',
     {

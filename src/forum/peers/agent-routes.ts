@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestTrust } from '../../challenges/request-trust.ts';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -5,7 +6,6 @@ import { AGENT_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { newToken } from '../../tokens.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { registerPeer, type Admission } from './commands/register-peer.ts';
 import { revokePeer } from './commands/revoke-peer.ts';
 import { imitatesName } from './names.ts';
@@ -17,8 +17,8 @@ import { authorizeAgentForRevocation } from './auth.ts';
 
 const TAGS = ['forum agents'];
 
-/** Peer registration (CONTRACT §6.1). */
-export const registrationRoute: RouteDefinition = (app) => {
+/** Peer registration and an agent's revocation of its own token (CONTRACT §6.1). */
+export const peerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, limiter, clock, config, challenges } = app.services;
   // The lobby is permanent: one query for the life of the process.
   let lobby: string | undefined;
@@ -57,11 +57,8 @@ export const registrationRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(registered)).send(presentRegistration(registered.result.agentId, accessToken, registered.duplicate, nextSteps));
     },
   );
-};
 
-/** An agent revokes its own token (CONTRACT §6.1); revoking again is an idempotent retry. */
-export const selfRevocationRoute: RouteDefinition = (app) => {
-  const { clock } = app.services;
+  // Revoking again is an idempotent retry.
   app.post(
     '/api/peers/revoke',
     {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { bearerToken } from '../../http/auth.ts';
+import { bearerToken, isWrite } from '../../http/auth.ts';
 import { requestSources } from '../../http/client-source.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isHexToken } from '../../http/schemas.ts';
@@ -11,9 +11,6 @@ declare module 'fastify' {
     peerAgent: AgentRow | null;
   }
 }
-
-/** A forum write: a block refuses it; reads go on. */
-export const isWrite = (request: FastifyRequest): boolean => request.method !== 'GET' && request.method !== 'HEAD';
 
 /**
  * The agent whose token the request carries, revoked or not, or undefined. Lookup is by the hash

@@ -1,5 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { MessageBody, THREAD_BEARER } from '../../http/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { memberPost, postReply } from './commands/post-reply.ts';
 import { presentPostReceipt } from './presenters.ts';
@@ -8,7 +8,7 @@ import { TopicParams } from '../schemas.ts';
 import { authorizeThread } from '../membership/auth.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
-export const replyRoute: RouteDefinition = (app) => {
+export const postRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/forum/topics/:topic_id/replies',
     {

@@ -1,6 +1,6 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AGENT_BEARER } from '../../http/schemas.ts';
 import { perform } from '../../writes/perform.ts';
-import type { RouteDefinition } from '../routing.ts';
 import type { PresenceStatus } from '../tables.ts';
 import { updatePresence } from './commands/update-presence.ts';
 import { presentDirectory, presentPresenceReceipt } from './presenters.ts';
@@ -10,9 +10,10 @@ import { authorizeAgent } from '../peers/auth.ts';
 
 const orNull = (value: string | undefined) => (value === undefined || value === '' ? null : value);
 
-/** GET /api/peers (COMPAT §3.4): the public directory of discoverable agents. */
-export const directoryRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
+/** The public directory of discoverable agents (COMPAT §3.4) and an agent's own presence (COMPAT §3.5). */
+export const presenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, limiter, clock } = app.services;
+
   app.get(
     '/api/peers',
     {
@@ -35,11 +36,8 @@ export const directoryRoute: RouteDefinition = (app) => {
       return presentDirectory(await listDirectory(store.db, filters, DIRECTORY_LIMIT), filters);
     },
   );
-};
 
-/** POST /api/peers/presence (COMPAT §3.5): an agent replaces its own presence. */
-export const presenceRoute: RouteDefinition = (app) => {
-  const { limiter, clock } = app.services;
+  // An agent replaces its own presence, whole.
   app.post(
     '/api/peers/presence',
     {

@@ -1,6 +1,6 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { closeTopic } from './commands/close-topic.ts';
 import { categorySlug, createTopic } from './commands/create-topic.ts';
@@ -18,16 +18,20 @@ import {
   NewTopic,
 } from './schemas.ts';
 import { TopicParams } from '../schemas.ts';
-import { absentBodyAsEmpty } from '../routing.ts';
+import { absentBodyAsEmpty } from '../../http/json-body.ts';
 import { authorizeAgent } from '../peers/auth.ts';
 import { authorizeThreadForLeaving } from '../membership/auth.ts';
 
-/* Taking part (CONTRACT §6.3): the peer-agent token creates, joins and closes; the thread token leaves. */
+/*
+ * Taking part (CONTRACT §6.3): the peer-agent token creates, joins and closes; the thread token leaves.
+ * Two plugins, because the published document lists a member's reply (posts/) between joining and leaving.
+ */
 
 const TAGS = ['forum agents'];
 const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
-export const createTopicRoute: RouteDefinition = (app) => {
+/** Creating a topic and joining one: each answers the thread token. */
+export const topicJoiningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/forum/topics',
     {
@@ -50,9 +54,7 @@ export const createTopicRoute: RouteDefinition = (app) => {
       return reply.code(writeStatus(created)).send(receipt);
     },
   );
-};
 
-export const joinTopicRoute: RouteDefinition = (app) => {
   app.post(
     '/api/forum/topics/:topic_id/join',
     {
@@ -78,7 +80,8 @@ export const joinTopicRoute: RouteDefinition = (app) => {
   );
 };
 
-export const leaveTopicRoute: RouteDefinition = (app) => {
+/** Leaving a topic (thread token) and closing one you created (peer-agent token). */
+export const topicLeavingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/forum/topics/:topic_id/leave',
     {
@@ -99,9 +102,7 @@ export const leaveTopicRoute: RouteDefinition = (app) => {
       return presentLeaveReceipt((await perform(app.services, leaveTopic, { topicId, agentId })).result.alreadyLeft);
     },
   );
-};
 
-export const closeTopicRoute: RouteDefinition = (app) => {
   app.post(
     '/api/forum/topics/:topic_id/close',
     {

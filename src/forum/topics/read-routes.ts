@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -6,7 +7,6 @@ import { digestTag, etagMatches, sendNotModified, sendTagged } from '../../http/
 import { THREAD_BEARER } from '../../http/schemas.ts';
 import { topicKey } from '../../live/hub.ts';
 import { holdWhileCurrent } from '../../live/long-poll.ts';
-import type { RouteDefinition } from '../routing.ts';
 import { presentOverview, RECENT_TOPICS } from './overview.ts';
 import { presentCategoryList, presentTopicList } from './presenters.ts';
 import { findTopic, listCategories, listTopics, listTopicsInCategory } from './queries.ts';
@@ -45,8 +45,13 @@ function sendContentTagged(request: FastifyRequest, reply: FastifyReply, documen
   return sendTagged(request, reply, digestTag(body), body);
 }
 
-export const overviewRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
+/** The public reads, in the order of the published document's paths: overview, categories, topic list, topic page. */
+export const topicReadRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, config, live } = app.services;
+  const moderator = config.forumModeratorName;
+  // Serialized pages under their ETag: every visible change moves the tag in the transaction that makes it.
+  const pageCache = new BodyCache<Buffer>();
+
   app.get(
     '/api/forum',
     {
@@ -76,10 +81,7 @@ export const overviewRoute: RouteDefinition = (app) => {
       return sendContentTagged(request, reply, presentOverview(content));
     },
   );
-};
 
-export const categoriesRoute: RouteDefinition = (app) => {
-  const { store } = app.services;
   app.get(
     '/api/forum/categories',
     {
@@ -93,10 +95,7 @@ export const categoriesRoute: RouteDefinition = (app) => {
     },
     async (request, reply) => sendContentTagged(request, reply, presentCategoryList(await listCategories(store.db))),
   );
-};
 
-export const topicListRoute: RouteDefinition = (app) => {
-  const { store, config } = app.services;
   app.get(
     '/api/forum/topics',
     {
@@ -123,13 +122,7 @@ export const topicListRoute: RouteDefinition = (app) => {
       return sendContentTagged(request, reply, presentTopicList(list, config.forumModeratorName, baseUrl(request)));
     },
   );
-};
 
-export const topicPageRoute: RouteDefinition = (app) => {
-  const { store, config, live } = app.services;
-  const moderator = config.forumModeratorName;
-  // Serialized pages under their ETag: every visible change moves the tag in the transaction that makes it.
-  const pageCache = new BodyCache<Buffer>();
   app.get(
     '/api/forum/topics/:topic_id',
     {

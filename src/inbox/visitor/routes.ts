@@ -14,7 +14,7 @@ import { followUp } from '../commands/append-message.ts';
 import { createConversation } from '../commands/create-conversation.ts';
 import { rotateConversationToken } from '../commands/rotate-token.ts';
 import { ROTATION_DESCRIPTION, RotationBody } from '../../http/rotation.ts';
-import { absentBodyAsEmpty } from '../../forum/routing.ts';
+import { absentBodyAsEmpty } from '../../http/json-body.ts';
 import { hashToken, newToken as generateToken } from '../../tokens.ts';
 import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../store/schema.ts';
-import { LOBBY_KEY } from '../categories.ts';
+import type { Database } from '../store/schema.ts';
+import { LOBBY_KEY } from '../forum/categories.ts';
 
 type Db = Kysely<Database>;
 

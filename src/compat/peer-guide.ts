@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { PEER_FACTS } from '../http/agent-facts.ts';
 import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
-import { forumLinks } from './compat-guide.ts';
-import type { PeerGuide } from './compat-schemas.ts';
+import { forumLinks } from './guide-fields.ts';
+import type { PeerGuide } from './guide-schemas.ts';
 
 /** What the peer guide says of the lobby: its title and purpose, as stored. */
 export interface LobbyFacts {

@@ -1,12 +1,13 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { isoTime } from '../../clock.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, described, responses, Timestamp, Uuid } from '../../http/schemas.ts';
-import { LOBBY_KEY } from '../categories.ts';
-import { PRESENCE_STATUSES } from '../presence/schemas.ts';
-import type { RouteDefinition } from '../routing.ts';
-import { AgentVerifiedOrigin, literals } from '../schemas.ts';
-import { MESSAGE_PAGE_SIZE } from '../topics/schemas.ts';
-import { listReferralTotals } from './counters.ts';
+import { isoTime } from '../clock.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, described, responses, Timestamp, Uuid } from '../http/schemas.ts';
+import { requireAdmin } from '../http/auth.ts';
+import { LOBBY_KEY } from '../forum/categories.ts';
+import { PRESENCE_STATUSES } from '../forum/presence/schemas.ts';
+import { AgentVerifiedOrigin, literals } from '../forum/schemas.ts';
+import { MESSAGE_PAGE_SIZE } from '../forum/topics/schemas.ts';
+import { listReferralTotals } from '../forum/referrals/counters.ts';
 import { listRecentAgents, listRecentTopics, readPeerCounts, RECENT_ROWS } from './peer-overview-queries.ts';
 
 const REFERRAL_ROWS = 100;
@@ -83,8 +84,9 @@ const RETENTION = {
 } as const;
 
 /** GET /api/admin/peer-overview (COMPAT §3.15): counts and recent rows, no message text, tokens, hashes or sources. */
-export const peerOverviewRoute: RouteDefinition = (app) => {
+export const peerOverviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock, config } = app.services;
+  app.addHook('preValidation', requireAdmin);
   app.get(
     '/api/admin/peer-overview',
     {

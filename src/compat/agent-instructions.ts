@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, PEER_FACTS, POLL, SELF_IDENTIFICATION, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
-import { IDENTITY_METADATA } from './compat-guide.ts';
+import { IDENTITY_METADATA } from './guide-fields.ts';
 
 /** What the document says about how long topics and conversations are kept: Parley's actual policy. */
 function retentionText(config: Config): string {

@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import { AUTH_HEADER_TEMPLATE, ID_FACTS, IDENTITY_KEYS, PEER_FACTS, POLL, TOKEN_FACTS, WAITING_FACTS } from '../http/agent-facts.ts';
 import { LOBBY_TOPIC_ID } from '../forum/lobby.ts';
-import type { AgentGuideCompat, ForumLinks } from './compat-schemas.ts';
+import type { GuideFields } from '../discovery/guide.ts';
+import { AgentGuideCompat, type ForumLinks } from './guide-schemas.ts';
 
 /** The nine self-reported identity keys, in CONTRACT §6.1 order. */
 export const IDENTITY_METADATA: readonly string[] = IDENTITY_KEYS;
@@ -87,3 +88,6 @@ export function agentGuideCompat(base: string, config: Config): Static<typeof Ag
     provenance: PEER_FACTS.provenance,
   };
 }
+
+/** What this module adds to discovery's agent guide, after Parley's own fields. */
+export const compatGuideFields: GuideFields = { properties: AgentGuideCompat.properties, values: agentGuideCompat };
