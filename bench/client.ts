@@ -1,4 +1,5 @@
 /** The few API calls the benchmark makes to set up what it measures. */
+import { sha256 } from '../src/tokens.ts';
 import type { Endpoint } from './load.ts';
 
 const SETUP_CONCURRENCY = 8;
@@ -52,6 +53,18 @@ export async function createConversations(base: string, count: number): Promise<
     }),
   );
   return created;
+}
+
+/** The message cap of the SQLite ceiling's conversations: Parley's default. */
+export const CEILING_MAX_MESSAGES = 200;
+
+/** The conversations the SQLite ceiling server creates for follow-ups, named by their index on both sides. */
+export function ceilingConversation(index: number): Conversation {
+  return { id: `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`, token: sha256(`ceiling-${index}`) };
+}
+
+export function ceilingConversations(count: number): Conversation[] {
+  return Array.from({ length: count }, (_, index) => ceilingConversation(index));
 }
 
 export async function followUp(base: string, conversation: Conversation, index: number): Promise<void> {

@@ -116,13 +116,17 @@ async function withCpu<T>(cpu: CpuReader, servers: LoadedServer[], load: () => P
 
 const perRequest = (cpuMicros: number | null, total: number) => (cpuMicros === null || total === 0 ? null : cpuMicros / total);
 
+/** Something watched during the peak window only (lock waits): started after the warm-up, stopped at the window's end. */
+export type PeakObserver = () => Promise<() => Promise<void>>;
+
 /** The peak: as fast as `connections` closed-loop connections go, split evenly over the servers. */
-async function peak(servers: LoadedServer[], endpoint: Endpoint, settings: LoadSettings, cpu: CpuReader): Promise<Window> {
+async function peak(servers: LoadedServer[], endpoint: Endpoint, settings: LoadSettings, cpu: CpuReader, observe?: PeakObserver): Promise<Window> {
   const connections = Math.max(1, Math.floor(settings.connections / servers.length));
   if (settings.warmup > 0) await Promise.all(servers.map((server) => run(server.url, endpoint, connections, settings.warmup)));
+  const stopObserving = await observe?.();
   const { value: parts, cpuMicros, eventLoopBusy } = await withCpu(cpu, servers, () =>
     Promise.all(servers.map((server) => run(server.url, endpoint, connections, settings.duration))),
-  );
+  ).finally(() => stopObserving?.());
   const statusCounts: Record<string, number> = {};
   for (const part of parts) addCounts(statusCounts, Object.fromEntries(Object.entries(part.statusCodeStats).map(([status, { count }]) => [status, Number(count)])));
   const total = parts.reduce((sum, part) => sum + part.requests.total, 0);
@@ -174,8 +178,8 @@ async function paced(servers: LoadedServer[], endpoint: Endpoint, settings: Load
  * The endpoint's peak rate on one server or several at once (rates add up), then, when asked,
  * its latency at half that rate.
  */
-export async function measure(servers: LoadedServer[], endpoint: Endpoint, settings: LoadSettings, cpu: CpuReader): Promise<Measurement> {
-  const top = await peak(servers, endpoint, settings, cpu);
+export async function measure(servers: LoadedServer[], endpoint: Endpoint, settings: LoadSettings, cpu: CpuReader, observe?: PeakObserver): Promise<Measurement> {
+  const top = await peak(servers, endpoint, settings, cpu, observe);
   const halfRate = settings.halfRate && top.requestsPerSecond >= 2 ? await paced(servers, endpoint, settings, Math.round(top.requestsPerSecond / 2), cpu) : null;
   return { key: endpoint.key, label: endpoint.label, ...top, halfRate };
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,16 @@ const STOP_GRACE_MS = 5_000;
 const OUTPUT_TAIL_LINES = 40;
 
 const children = new Set<ChildProcess>();
+
+/** Whether servers can be pinned to a CPU here (util-linux's taskset). */
+export function canPin(): boolean {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 const tempDirs = new Set<string>();
 
 /** Kills every child still running and removes every temporary directory; safe to call twice. */
@@ -79,8 +89,11 @@ export async function startServer(options: {
   cwd: string;
   /** A large store takes longer to open (its pages are checked); default 30 s. */
   readyTimeoutMs?: number;
+  /** Runs the server on this CPU only (through taskset, which keeps the pid); unset: any CPU. */
+  cpu?: number | undefined;
 }): Promise<Server> {
-  const child = spawn(process.execPath, options.args, {
+  const [command, args] = options.cpu === undefined ? [process.execPath, options.args] : ['taskset', ['--cpu-list', String(options.cpu), process.execPath, ...options.args]];
+  const child = spawn(command, args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,7 +26,7 @@ export const HALF_RATE_P99_MS = 10;
 export const SCALE_MIN_SHARE = 0.9;
 
 export interface Verdict {
-  kind: 'ratio' | 'p99_at_half_rate' | 'scale';
+  kind: 'ratio' | 'p99_at_half_rate' | 'scale' | 'ceiling' | 'cpu_per_write' | 'two_instances';
   name: string;
   key: string;
   threshold: number;
@@ -137,7 +137,8 @@ export function scaleVerdicts(rows: Row[], comparisons: ScaleComparison[], sizes
   return { verdicts, figures };
 }
 
-const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'loop busy %', 'p50@half ms', 'p99@half ms'];
+// 'send p99@half ms': how late the load generator itself sent at half rate, beside the latency it measured.
+const HEADERS = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'loop busy %', 'p50@half ms', 'p99@half ms', 'send p99@half ms'];
 const DASH = '-';
 
 function cells(row: { measurement: Measurement; ratio: number }): string[] {
@@ -155,6 +156,7 @@ function cells(row: { measurement: Measurement; ratio: number }): string[] {
     measurement.eventLoopBusy === null ? DASH : String(Math.round(measurement.eventLoopBusy * 100)),
     half ? half.p50Ms.toFixed(1) : DASH,
     half ? half.p99Ms.toFixed(1) : DASH,
+    half ? half.sendDelayP99Ms.toFixed(1) : DASH,
   ];
 }
 
@@ -169,4 +171,45 @@ export function formatTable(rows: Row[]): string {
       ? line.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ')
       : `${line[0]!.padEnd(widths[0]!)}  ${line[1]}`;
   return [format(HEADERS), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)].join('\n');
+}
+
+/** One row of the table as bench/results/latest.json holds it. */
+export function endpointJson(row: Row) {
+  if (!('measurement' in row)) return { key: row.key, label: row.label, available: false, reason: row.reason };
+  const { measurement } = row;
+  const half = measurement.halfRate;
+  const microseconds = (value: number | null) => (value === null ? null : Math.round(value));
+  const busyShare = (value: number | null) => (value === null ? null : Number(value.toFixed(3)));
+  return {
+    key: measurement.key,
+    label: measurement.label,
+    requests_per_second: Math.round(measurement.requestsPerSecond),
+    p50_ms: measurement.p50Ms,
+    p99_ms: measurement.p99Ms,
+    non_2xx: measurement.unexpected,
+    errors: measurement.errors,
+    total_requests: measurement.total,
+    seconds: measurement.seconds,
+    status_counts: measurement.statusCounts,
+    ratio_to_baseline: Number(row.ratio.toFixed(3)),
+    cpu_us_per_request: microseconds(measurement.cpuUsPerRequest),
+    event_loop_busy: busyShare(measurement.eventLoopBusy),
+    half_rate: half
+      ? {
+          target_rate: half.rate,
+          requests_per_second: Math.round(half.requestsPerSecond),
+          p50_ms: Number(half.p50Ms.toFixed(3)),
+          p99_ms: Number(half.p99Ms.toFixed(3)),
+          non_2xx: half.unexpected,
+          errors: half.errors,
+          not_sent: half.notSent,
+          send_delay_p99_ms: Number(half.sendDelayP99Ms.toFixed(3)),
+          total_requests: half.total,
+          seconds: half.seconds,
+          status_counts: half.statusCounts,
+          cpu_us_per_request: microseconds(half.cpuUsPerRequest),
+          event_loop_busy: busyShare(half.eventLoopBusy),
+        }
+      : null,
+  };
 }

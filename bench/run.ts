@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: Parley against a bare Fastify route, both as real servers on loopback, measured
- * in one run with autocannon at the peak and with a paced load at half of it. Prints a table of rates, latencies, server CPU per request and ratios
- * to the baseline, checks the targets of issue #12 and writes the figures to
- * bench/results/latest.json.
+ * in one run with autocannon at the peak and with a paced load at half of it. Prints a table of
+ * rates, latencies, server CPU per request and ratios to the baseline, each engine's own ceiling
+ * (a bare server with Parley's SQLite store, or pgbench of the same statements: bench/targets.ts),
+ * checks the targets of issues #12 and #34 and writes the figures to bench/results/latest.json.
  *
  * Flags (or environment): --duration (BENCH_DURATION, seconds, default 10), --connections
  * (BENCH_CONNECTIONS, 50), --warmup (BENCH_WARMUP, seconds, 3), --seed-count (BENCH_SEED_COUNT,
@@ -15,200 +16,26 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { cpuReader } from './cpu.ts';
-import { HALF_RATE_WARMUP_S, measure, type Endpoint, type LoadSettings, type Measurement } from './load.ts';
-import { installCleanup, removeTempDir, tempDir, type Server } from './processes.ts';
-import { formatTable, scaleVerdicts, targetVerdicts, type Row, type ScaleComparison, type StoreKind } from './report.ts';
+import { measure, type Endpoint, type Measurement } from './load.ts';
+import { followUpsToPrepare, readOptions, runBoundSeconds } from './options.ts';
+import { installCleanup } from './processes.ts';
+import { endpointJson, formatTable, scaleVerdicts, targetVerdicts, type Row, type ScaleComparison } from './report.ts';
 import { benchSeeded, countedKey, SCALE_ROWS, stored, type Unavailable } from './seeded.ts';
-import { seedBoundSeconds, seededStore } from './seeded-store.ts';
-import { buildServers, LOG_LEVEL, newDeployment, ROOT, startBaseline, startParley } from './servers.ts';
-import { forumEndpoints, inboxEndpoints } from './visitor.ts';
+import { seededStore } from './seeded-store.ts';
+import { buildServers, LOG_LEVEL, ROOT, startBaseline } from './servers.ts';
+import { benchPgbench, benchSqliteCeiling, benchVisitor, type MeasureOn } from './store-runs.ts';
+import { ceilingVerdicts, formatCeilings, type CeilingInputs } from './targets.ts';
 import { DEFAULT_ADMIN_URL, freshDatabase, newRunId } from '../test/postgres/databases.ts';
 
 /** The PostgreSQL server (and an existing database on it) where the bench makes its own database. */
 const benchAdminUrl = () => process.env.BENCH_DATABASE_URL || DEFAULT_ADMIN_URL;
 
-const SETUP_SECONDS = 600;
-const PER_ENDPOINT_MARGIN_S = 45;
 const BASELINE_SPREAD_WARNING = 0.2;
 // Requests are sent on a 1 ms timer: a 99th percentile send delay past this means the generator was short of CPU.
 const GENERATOR_LAG_WARNING_MS = 5;
-// Follow-ups are sized for the baseline's rate, which Parley cannot beat, with this much to spare.
-const FOLLOW_UP_HEADROOM = 1.5;
-const VISITOR_ROWS = 7;
-const TWO_INSTANCE_ROWS = 2;
-const OPERATOR_ROWS = 3;
-
-interface Options {
-  settings: LoadSettings;
-  store: StoreKind;
-  seedCount: number;
-  freshSeed: boolean;
-  skipOperator: boolean;
-  /** The larger store of the scale comparison; unset: no comparison. */
-  scaleCount: number | undefined;
-  output: string;
-}
-
-function whole(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    console.error(`bench: ${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    process.exit(2);
-  }
-  return value;
-}
-
-function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      warmup: { type: 'string' },
-      'seed-count': { type: 'string' },
-      'fresh-seed': { type: 'boolean', default: false },
-      'skip-operator': { type: 'boolean', default: false },
-      'skip-half-rate': { type: 'boolean', default: false },
-      scale: { type: 'boolean', default: false },
-      'scale-count': { type: 'string' },
-      output: { type: 'string' },
-      store: { type: 'string' },
-    },
-  });
-  const env = process.env;
-  const store = values.store ?? env.BENCH_STORE ?? 'sqlite';
-  if (store !== 'sqlite' && store !== 'postgres') {
-    console.error(`bench: --store / BENCH_STORE must be sqlite or postgres, got "${store}"`);
-    process.exit(2);
-  }
-  const seedCount = whole('--seed-count / BENCH_SEED_COUNT', values['seed-count'] ?? env.BENCH_SEED_COUNT, 100_000, 1, 10_000_000);
-  const scaleCount = whole('--scale-count / BENCH_SCALE_COUNT', values['scale-count'] ?? env.BENCH_SCALE_COUNT, 1_000_000, 1, 10_000_000);
-  const scale = values.scale ?? false;
-  const skipOperator = values['skip-operator'] ?? false;
-  if (scale && skipOperator) {
-    console.error('bench: --scale compares with the seeded store of --seed-count, so it cannot go with --skip-operator');
-    process.exit(2);
-  }
-  if (scale && scaleCount <= seedCount) {
-    console.error(`bench: --scale-count (${scaleCount}) must be larger than --seed-count (${seedCount})`);
-    process.exit(2);
-  }
-  return {
-    settings: {
-      duration: whole('--duration / BENCH_DURATION', values.duration ?? env.BENCH_DURATION, 10, 1, 600),
-      connections: whole('--connections / BENCH_CONNECTIONS', values.connections ?? env.BENCH_CONNECTIONS, 50, 1, 1_000),
-      warmup: whole('--warmup / BENCH_WARMUP', values.warmup ?? env.BENCH_WARMUP, 3, 0, 60),
-      halfRate: !(values['skip-half-rate'] ?? false),
-    },
-    store,
-    seedCount,
-    freshSeed: values['fresh-seed'] ?? false,
-    skipOperator,
-    scaleCount: scale ? scaleCount : undefined,
-    output: path.resolve(ROOT, values.output ?? env.BENCH_OUTPUT ?? 'bench/results/latest.json'),
-  };
-}
-
-/** The longest the whole run may take: seeding, setup, and every endpoint with its margin. */
-function runBoundSeconds(options: Options): number {
-  const { settings } = options;
-  const perEndpoint = settings.warmup + settings.duration + (settings.halfRate ? HALF_RATE_WARMUP_S + settings.duration : 0) + PER_ENDPOINT_MARGIN_S;
-  let endpoints = 2 + VISITOR_ROWS + (options.store === 'postgres' ? TWO_INSTANCE_ROWS : 0);
-  let seeding = 0;
-  if (!options.skipOperator) {
-    endpoints += OPERATOR_ROWS;
-    seeding += seedBoundSeconds(options.seedCount);
-  }
-  if (options.scaleCount !== undefined) {
-    endpoints += Object.keys(SCALE_ROWS).length * 2 - 1;
-    seeding += seedBoundSeconds(options.scaleCount);
-  }
-  return SETUP_SECONDS + seeding + endpoints * perEndpoint;
-}
 
 const formatLoad = (load: number[]) => load.map((value) => value.toFixed(2)).join(' ');
-
-/** What the servers could answer at most, so follow-up pools never run out. */
-function followUpsToPrepare(settings: LoadSettings, baselineRps: number, rounds: number): number {
-  const halfRateSeconds = settings.halfRate ? (HALF_RATE_WARMUP_S + settings.duration) / 2 : 0;
-  return baselineRps * (settings.warmup + settings.duration + halfRateSeconds) * FOLLOW_UP_HEADROOM * rounds;
-}
-
-async function benchVisitor(settings: LoadSettings, baselineRps: number, measureOn: (servers: Server[], endpoint: Endpoint) => Promise<Measurement>, databaseUrl?: string): Promise<{ rows: Measurement[]; notes: string[] }> {
-  const dataDir = tempDir('parley-bench-');
-  const deployment = newDeployment(dataDir, databaseUrl);
-  const server = await startParley('parley', deployment);
-  const notes: string[] = [];
-  let second: Server | undefined;
-  try {
-    console.log(`Parley on an empty ${databaseUrl ? 'PostgreSQL database' : `SQLite store in ${dataDir}`}, on ${server.url}`);
-    // On PostgreSQL the follow-up is measured again on two instances.
-    const inbox = await inboxEndpoints(server, followUpsToPrepare(settings, baselineRps, databaseUrl ? 2 : 1));
-    console.log(`  (${inbox.poolSize} conversations prepared for follow-ups)`);
-    const forum = await forumEndpoints(server.url);
-    const create = inbox.endpoints.filter(({ key }) => key === 'conversation_create');
-    const onStore = (endpoint: Endpoint) => (databaseUrl ? { ...endpoint, label: `${endpoint.label}, PostgreSQL` } : endpoint);
-    const endpoints = [...inbox.endpoints.filter(({ key }) => key !== 'conversation_create'), ...forum, ...create].map(onStore);
-    const rows: Measurement[] = [];
-    for (const endpoint of endpoints) rows.push(await measureOn([server], endpoint));
-    if (databaseUrl) {
-      // The same two routes with a second instance on the same database, each taking half the connections.
-      second = await startParley('parley (second instance)', deployment);
-      console.log(`Second instance on the same database, on ${second.url}`);
-      for (const endpoint of endpoints.filter(({ key }) => key === 'visitor_read' || key === 'followup_write')) {
-        rows.push(await measureOn([server, second], { ...endpoint, key: `${endpoint.key}_2_instances`, label: `${endpoint.label}, 2 instances` }));
-      }
-    }
-    if (inbox.overflow() > 0) notes.push(`follow-up write: ${inbox.overflow()} requests went past the prepared room (expect 409s).`);
-    return { rows, notes };
-  } finally {
-    await second?.stop();
-    await server.stop();
-    removeTempDir(dataDir);
-  }
-}
-
-function endpointJson(row: Row) {
-  if (!('measurement' in row)) return { key: row.key, label: row.label, available: false, reason: row.reason };
-  const { measurement } = row;
-  const half = measurement.halfRate;
-  const microseconds = (value: number | null) => (value === null ? null : Math.round(value));
-  const busyShare = (value: number | null) => (value === null ? null : Number(value.toFixed(3)));
-  return {
-    key: measurement.key,
-    label: measurement.label,
-    requests_per_second: Math.round(measurement.requestsPerSecond),
-    p50_ms: measurement.p50Ms,
-    p99_ms: measurement.p99Ms,
-    non_2xx: measurement.unexpected,
-    errors: measurement.errors,
-    total_requests: measurement.total,
-    seconds: measurement.seconds,
-    status_counts: measurement.statusCounts,
-    ratio_to_baseline: Number(row.ratio.toFixed(3)),
-    cpu_us_per_request: microseconds(measurement.cpuUsPerRequest),
-    event_loop_busy: busyShare(measurement.eventLoopBusy),
-    half_rate: half
-      ? {
-          target_rate: half.rate,
-          requests_per_second: Math.round(half.requestsPerSecond),
-          p50_ms: Number(half.p50Ms.toFixed(3)),
-          p99_ms: Number(half.p99Ms.toFixed(3)),
-          non_2xx: half.unexpected,
-          errors: half.errors,
-          not_sent: half.notSent,
-          send_delay_p99_ms: Number(half.sendDelayP99Ms.toFixed(3)),
-          total_requests: half.total,
-          seconds: half.seconds,
-          status_counts: half.statusCounts,
-          cpu_us_per_request: microseconds(half.cpuUsPerRequest),
-          event_loop_busy: busyShare(half.eventLoopBusy),
-        }
-      : null,
-  };
-}
 
 async function main(): Promise<void> {
   const options = readOptions();
@@ -228,9 +55,9 @@ async function main(): Promise<void> {
       `Server CPU from /proc (${cpu.source ?? 'not available'}). Load generator and servers share this machine.`,
   );
   const meta: Record<string, unknown> = {};
-  const measureOn = async (servers: Server[], endpoint: Endpoint) => {
+  const measureOn: MeasureOn = async (servers, endpoint, observe) => {
     process.stdout.write(`  ${endpoint.label} ... `);
-    const result = await measure(servers, endpoint, settings, cpu);
+    const result = await measure(servers, endpoint, settings, cpu, observe);
     console.log(`${Math.round(result.requestsPerSecond)} req/s${result.halfRate ? `, p99 ${result.halfRate.p99Ms.toFixed(1)} ms at ${result.halfRate.rate} req/s` : ''}`);
     return result;
   };
@@ -252,17 +79,23 @@ async function main(): Promise<void> {
   const baselineEndpoint = (when: 'start' | 'end'): Endpoint => ({ key: `baseline_${when}`, label: `baseline, bare Fastify (${when})`, method: 'GET', path: '/baseline', expectedStatus: 200 });
   const baselineStart = await measureOn([baselineServer], baselineEndpoint('start'));
   const database = options.store === 'postgres' ? await freshDatabase(newRunId(), 'bench', benchAdminUrl()) : undefined;
+  const followUps = followUpsToPrepare(settings, baselineStart.requestsPerSecond, 1);
   let visitor: Awaited<ReturnType<typeof benchVisitor>>;
+  let pgbench: Awaited<ReturnType<typeof benchPgbench>> | undefined;
+  let ceiling: Awaited<ReturnType<typeof benchSqliteCeiling>> | undefined;
   try {
-    visitor = await benchVisitor(settings, baselineStart.requestsPerSecond, measureOn, database?.url);
+    // Each engine's own ceiling: on SQLite the bare server right after Parley's follow-up; on
+    // PostgreSQL pgbench on the same database, once Parley's instances have stopped.
+    const rightAfterFollowUp = database ? undefined : async () => void (ceiling = await benchSqliteCeiling(followUps, measureOn));
+    visitor = await benchVisitor(settings, followUps, measureOn, { databaseUrl: database?.url, rightAfterFollowUp });
+    if (database) pgbench = await benchPgbench(database.url, settings);
   } finally {
     await database?.drop();
   }
   // The operator routes are measured on the seeded SQLite store in either mode.
   const seededRows: Measurement[] = [];
   const unavailable: Unavailable[] = [];
-  const notes = [...visitor.notes];
-  const followUps = followUpsToPrepare(settings, baselineStart.requestsPerSecond, 1);
+  const notes = [...visitor.notes, ...(ceiling?.notes ?? [])];
   for (const [seeded, operator] of [[baseStore, 'all'], [scaleStore, 'first-page']] as const) {
     if (!seeded) continue;
     const result = await benchSeeded({ count: seeded.count, cacheDir: seeded.cacheDir, operator, inbox: scaleStore !== undefined, followUps }, measureOn);
@@ -281,7 +114,7 @@ async function main(): Promise<void> {
   if (baselineSpread > BASELINE_SPREAD_WARNING) {
     notes.push(`the two baseline runs differ by ${Math.round(baselineSpread * 100)}%: the machine's load changed during the run, so the ratios are unreliable.`);
   }
-  const measured = [baselineStart, baselineEnd, ...visitor.rows, ...seededRows];
+  const measured = [baselineStart, baselineEnd, ...visitor.rows, ...(ceiling ? [ceiling.row] : []), ...seededRows];
   const lagging = measured.filter(({ halfRate }) => halfRate && (halfRate.notSent > 0 || halfRate.sendDelayP99Ms > GENERATOR_LAG_WARNING_MS));
   if (lagging.length > 0) {
     const worst = Math.max(...lagging.map(({ halfRate }) => halfRate!.sendDelayP99Ms));
@@ -296,6 +129,15 @@ async function main(): Promise<void> {
     ...unavailable.map(({ key, label, reason }) => ({ key, label, reason })),
   ];
   const verdicts = targetVerdicts(rows, options.store);
+  const ceilingInputs: CeilingInputs = {
+    store: options.store,
+    rows,
+    pgbench: pgbench?.results ?? [],
+    ...(pgbench?.missing ? { pgbenchMissing: pgbench.missing } : {}),
+    waits: visitor.waits,
+    pinned: visitor.pinned,
+  };
+  const issue34 = ceilingVerdicts(ceilingInputs);
   const scale =
     options.scaleCount === undefined
       ? undefined
@@ -329,7 +171,15 @@ async function main(): Promise<void> {
     baseline_requests_per_second: Math.round(baselineRps),
     baseline_spread: Number(baselineSpread.toFixed(3)),
     endpoints: rows.map(endpointJson),
-    targets: [...verdicts, ...(scale?.verdicts ?? [])].map(({ kind, name, key, threshold, value, met }) => ({ kind, name, key, threshold, value, met })),
+    targets: [...verdicts, ...(scale?.verdicts ?? [])].map(({ kind, name, key, threshold, value, met }) => ({ issue: 12, kind, name, key, threshold, value, met })),
+    issue_34_targets: issue34.map(({ kind, name, key, threshold, value, met, line }) => ({ kind, name, key, threshold, value, met, line })),
+    ceilings: {
+      pgbench: ceilingInputs.pgbench,
+      ...(pgbench?.missing ? { pgbench_missing: pgbench.missing } : {}),
+      lock_waits_one_instance: visitor.waits.one,
+      lock_waits_two_instances: visitor.waits.two,
+      instances_pinned_to_a_cpu: visitor.pinned,
+    },
     ...(scale ? { scale: scale.figures } : {}),
     notes,
   };
@@ -344,7 +194,14 @@ async function main(): Promise<void> {
   console.log('loop busy %: the share of the peak run the server\'s event-loop thread was on a CPU; near 100 the rate is bound by that thread\'s work, well below it by waiting (a sync, the load generator).');
   for (const note of notes) console.log(`Note: ${note}`);
   console.log(`Results written to ${path.relative(process.cwd(), options.output) || options.output}.`);
+  console.log();
+  for (const line of formatCeilings(ceilingInputs)) console.log(line);
+  console.log();
+  console.log('Targets of issue #12 (ratios to the bare Fastify route):');
   for (const verdict of [...verdicts, ...(scale?.verdicts ?? [])]) console.log(verdict.line);
+  console.log();
+  console.log('Targets of issue #34 (ratios to each engine\'s own ceiling, measured in this run):');
+  for (const verdict of issue34) console.log(verdict.line);
 }
 
 try {

@@ -21,19 +21,23 @@ const BUILD_DIR = path.join(ROOT, 'bench', '.cache', 'build');
 const BUILT_PARLEY = path.join(BUILD_DIR, 'parley.js');
 const BUILT_BASELINE = path.join(BUILD_DIR, 'baseline.js');
 
-/** Builds Parley with scripts/build.ts and the baseline with the same esbuild settings, into BUILD_DIR. */
+const BUILT_CEILING = path.join(BUILD_DIR, 'ceiling.js');
+
+/** Builds Parley with scripts/build.ts, and the baseline and the SQLite ceiling with the same esbuild settings, into BUILD_DIR. */
 export async function buildServers(): Promise<void> {
   execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'build.ts'), BUILD_DIR], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  await build({
-    entryPoints: [path.join(ROOT, 'bench', 'baseline-server.ts')],
-    outfile: BUILT_BASELINE,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  for (const [entry, outfile] of [['baseline-server.ts', BUILT_BASELINE], ['ceiling-server.ts', BUILT_CEILING]] as const) {
+    await build({
+      entryPoints: [path.join(ROOT, 'bench', entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+  }
 }
 const RAISED_LIMIT = '100000000/1h';
 // Opening a store checks every page of it: a seeded store of a million conversations is GBs.
@@ -81,7 +85,7 @@ function parleyEnv(deployment: Deployment, port: number): Record<string, string>
 
 export type ParleyServer = Server & { adminToken: string; maxMessages: number };
 
-export async function startParley(name: string, deployment: Deployment, options: { seeded?: boolean } = {}): Promise<ParleyServer> {
+export async function startParley(name: string, deployment: Deployment, options: { seeded?: boolean; cpu?: number | undefined } = {}): Promise<ParleyServer> {
   const port = await freePort();
   const env = parleyEnv(deployment, port);
   const server = await startServer({
@@ -92,6 +96,7 @@ export async function startParley(name: string, deployment: Deployment, options:
     readyPath: '/api/health',
     cwd: ROOT,
     ...(options.seeded ? { readyTimeoutMs: SEEDED_READY_TIMEOUT_MS } : {}),
+    cpu: options.cpu,
   });
   return { ...server, adminToken: env.ADMIN_TOKEN!, maxMessages: readConfig(env).conversationMaxMessages };
 }
@@ -109,4 +114,17 @@ export async function startBaseline(): Promise<Server> {
   });
   console.log(`Baseline (bare Fastify, Parley's logger at ${LOG_LEVEL}) on ${server.url}`);
   return server;
+}
+
+/** The SQLite ceiling (bench/ceiling-server.ts) on an empty store in `dataDir`, with `conversations` to follow up on. */
+export async function startCeiling(dataDir: string, conversations: number): Promise<Server> {
+  const port = await freePort();
+  return startServer({
+    name: 'SQLite ceiling',
+    args: [BUILT_CEILING],
+    env: { PORT: String(port), LOG_LEVEL, DATA_DIR: dataDir, CEILING_CONVERSATIONS: String(conversations) },
+    port,
+    readyPath: '/ready',
+    cwd: ROOT,
+  });
 }

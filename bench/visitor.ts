@@ -1,5 +1,5 @@
 /** The agent-facing routes to measure on a running Parley: inbox visitor routes and the public forum. */
-import { call, createConversation, createConversations, followUp, writeRotation } from './client.ts';
+import { call, ceilingConversations, createConversation, createConversations, followUp, writeRotation } from './client.ts';
 import type { Endpoint } from './load.ts';
 import type { ParleyServer } from './servers.ts';
 
@@ -9,6 +9,29 @@ const FORUM_TOPIC_POSTS = 20;
 const CAP_MARGIN = 5;
 const MIN_WRITE_POOL = 8;
 const MAX_WRITE_POOL = 20_000;
+
+const writePoolSize = (followUps: number, perConversation: number) => Math.min(MAX_WRITE_POOL, Math.max(MIN_WRITE_POOL, Math.ceil(followUps / perConversation) + 4));
+
+/**
+ * The follow-up as the SQLite ceiling server takes it (bench/ceiling-server.ts), spread over its
+ * conversations as Parley's are: how many it must create, and the endpoint.
+ */
+export function ceilingFollowUp(followUps: number, maxMessages: number): { endpoint: Endpoint; poolSize: number; overflow: () => number } {
+  const perConversation = maxMessages - 1 - CAP_MARGIN;
+  const poolSize = writePoolSize(followUps, perConversation);
+  const pool = ceilingConversations(poolSize);
+  const rotation = writeRotation(pool, perConversation);
+  const endpoint: Endpoint = {
+    key: 'sqlite_ceiling_followup',
+    label: 'SQLite ceiling: bare follow-up write',
+    method: 'POST',
+    path: `/api/conversations/${pool[0]!.id}/messages`,
+    body: '{"message":"placeholder"}',
+    setupRequest: rotation.setupRequest,
+    expectedStatus: 201,
+  };
+  return { endpoint, poolSize, overflow: rotation.overflow };
+}
 
 /**
  * A conversation of 10 messages to read (plainly and through If-None-Match), a pool of
@@ -21,7 +44,7 @@ export async function inboxEndpoints(server: ParleyServer, followUps: number): P
   if (first.status !== 200 || !first.etag) throw new Error(`visitor read answered ${first.status} without an ETag`);
 
   const perConversation = server.maxMessages - 1 - CAP_MARGIN;
-  const poolSize = Math.min(MAX_WRITE_POOL, Math.max(MIN_WRITE_POOL, Math.ceil(followUps / perConversation) + 4));
+  const poolSize = writePoolSize(followUps, perConversation);
   const pool = await createConversations(server.url, poolSize);
   const rotation = writeRotation(pool, perConversation);
 

@@ -12,6 +12,30 @@ export const counterName = {
 
 type Bumps = Record<string, string | number>;
 
+/**
+ * The rows each counter is spread over. Every first contact bumps the same counters, and on
+ * PostgreSQL a bumped row stays locked until its commit is flushed: with one row per counter the
+ * creations of the whole inbox committed one flush at a time (#34). A write bumps its counters in
+ * one shard, in turn; shard 0 is the counter's own name (the rows written before the shards), and
+ * readers add the shards up (readCounters).
+ */
+const COUNTER_SHARDS = 16;
+let nextShard = Math.floor(Math.random() * COUNTER_SHARDS);
+
+const shardName = (name: string, shard: number) => (shard === 0 ? name : `${name}#${shard}`);
+
+/** Each of `names` counters, its shards added up (0 for a counter never bumped). */
+export async function readCounters(db: Kysely<Database>, names: readonly string[]): Promise<Map<string, number>> {
+  const counterOf = new Map(names.flatMap((name) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => [shardName(name, shard), name] as const)));
+  const rows = await db.selectFrom('inbox_counters').select(['name', 'value']).where('name', 'in', [...counterOf.keys()]).execute();
+  const totals = new Map(names.map((name) => [name, 0]));
+  for (const row of rows) {
+    const name = counterOf.get(row.name)!;
+    totals.set(name, totals.get(name)! + Number(row.value));
+  }
+  return totals;
+}
+
 /** One upsert of `rows` counters (a statement per row count, prepared once each). */
 const bumpStatements = new Map<number, Prepared<Bumps, never>>();
 
@@ -40,12 +64,27 @@ export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, 
 
 /** bumpCounters as a statement to run with others (executeTogether); undefined when every delta is zero. */
 export function counterBump(db: Kysely<Database>, deltas: Record<string, number>): CompiledQuery | undefined {
-  // In name order: transactions bumping the same counters lock their rows in one order, so two
-  // opposite moves (open→closed beside closed→open) cannot deadlock on PostgreSQL.
+  const shard = nextShard % COUNTER_SHARDS;
+  nextShard += 1;
+  // In name order: transactions bumping the same rows lock them in one order, so two opposite
+  // moves (open→closed beside closed→open) in one shard cannot deadlock on PostgreSQL.
   const moves = Object.entries(deltas)
     .filter(([, delta]) => delta !== 0)
+    .map(([name, delta]) => [shardName(name, shard), delta] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (moves.length === 0) return undefined;
+  return movesStatement(db, moves);
+}
+
+/**
+ * One more in the counter `name`, kept in one row (never in shards): the writes that bump it wait
+ * for each other's commits on PostgreSQL, which is what a cap counted across instances needs.
+ */
+export async function takeTurn(db: Kysely<Database>, name: string): Promise<void> {
+  await db.executeQuery(movesStatement(db, [[name, 1]]));
+}
+
+function movesStatement(db: Kysely<Database>, moves: readonly (readonly [string, number])[]): CompiledQuery {
   const params: Bumps = {};
   moves.forEach(([name, delta], index) => {
     params[`name${index}`] = name;
@@ -71,13 +110,8 @@ export function invitationCountBump(db: Kysely<Database>, invitationId: string |
     .compile();
 }
 
-/** The two totals the metrics report, read from their counters at each scrape (one indexed query). */
+/** The two totals the metrics report, read from their counters at each scrape (one indexed query of their shards). */
 export async function readInboxTotals(db: Kysely<Database>): Promise<{ conversations: number; unreadThreads: number }> {
-  const rows = await db
-    .selectFrom('inbox_counters')
-    .select(['name', 'value'])
-    .where('name', 'in', [counterName.conversations, counterName.unreadThreads])
-    .execute();
-  const value = (name: string) => Number(rows.find((row) => row.name === name)?.value ?? 0);
-  return { conversations: value(counterName.conversations), unreadThreads: value(counterName.unreadThreads) };
+  const totals = await readCounters(db, [counterName.conversations, counterName.unreadThreads]);
+  return { conversations: totals.get(counterName.conversations)!, unreadThreads: totals.get(counterName.unreadThreads)! };
 }

@@ -4,15 +4,16 @@ import type { LimitName, LimitWindow } from './names.ts';
 import { ApiError } from '../http/errors.ts';
 import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import { SHARDS, shardOf, shardsOf, takeAnyShard } from './shards.ts';
 
 type Db = Kysely<Database>;
 
 type ChargeParams = Record<string, string | number>;
 
 /**
- * One more in each of `buckets` windows' buckets, in one statement, except in a bucket that holds
- * its limit already: only the buckets charged come back. A bucket is one limit's window for one key
- * and keeps its window's end: a bucket whose stored end has passed starts the window `now` falls in,
+ * One more in each of `buckets` shards (shards.ts: a window's count is spread over rows, each with
+ * its share of the limit), in one statement, except in a shard that holds its share already: only
+ * the shards charged come back. A shard keeps its window's end: a bucket whose stored end has passed starts the window `now` falls in,
  * and one whose end is still ahead counts on, whatever window `now` would pick. So a clock that steps
  * back (another instance behind, a restart after a step) finds the window it closed still closed.
  * A statement per number of buckets, prepared once each.
@@ -53,7 +54,7 @@ function chargeStatement(buckets: number): Prepared<ChargeParams, { bucket: stri
   return statement;
 }
 
-/** The counts of `buckets` buckets whose windows have not ended, in one statement, prepared once per number of buckets. */
+/** The counts of `buckets` shards whose windows have not ended, in one statement, prepared once per number of shards. */
 const lookStatements = new Map<number, Prepared<ChargeParams, { bucket: string; count: number }>>();
 
 function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string; count: number }> {
@@ -79,7 +80,7 @@ function lookStatement(buckets: number): Prepared<ChargeParams, { bucket: string
 /** A charge not run yet (Limiter.charge). */
 export interface PendingCharge {
   statement: CompiledQuery<{ bucket: string }>;
-  settle: (charged: readonly { bucket: string }[]) => void;
+  settle: (charged: readonly { bucket: string }[]) => Promise<void>;
 }
 
 /** What the look of ensureAvailableAll saw: for each limit, the largest share of a window already used (0 to 1), before this request. */
@@ -89,14 +90,16 @@ export type LimitUse = Map<LimitName, number>;
 export type Charge = [name: LimitName, key: string, code?: 'rate_limited' | 'inbox_at_capacity'];
 
 /**
- * The one limiter: fixed windows counted in the store with one atomic upsert per window, so a limit
- * holds exactly across instances. Call `consume` inside the transaction that does the limited work:
+ * The one limiter: fixed windows counted in the store with one atomic upsert per window (in one of
+ * its shards, shards.ts), so a limit holds exactly across instances. Call `consume` inside the transaction that does the limited work:
  * when any window is full, or the work fails afterwards, the rollback uncharges every window.
  * A refusal is thrown as the 429 ApiError itself, from inside the command that called `consume`:
  * the one HTTP error a command may raise, because every feature's limits answer it the same way.
  */
 export class Limiter {
   readonly #refusalListeners = new Set<(name: LimitName) => void>();
+  /** The shard the next charge picks first: in turn, from a place of its own on each instance, so concurrent charges seldom pick the same. */
+  #turn = Math.floor(Math.random() * SHARDS);
 
   constructor(
     private readonly limits: Record<LimitName, LimitWindow[]>,
@@ -113,30 +116,36 @@ export class Limiter {
    */
   async consumeAll(db: Db, charges: readonly Charge[]): Promise<void> {
     const charge = this.charge(db, charges);
-    if (charge) charge.settle((await db.executeQuery(charge.statement)).rows);
+    if (charge) await charge.settle((await db.executeQuery(charge.statement)).rows);
   }
 
   /**
    * consumeAll as a statement to run with others (executeTogether), and what settles it: `settle`
-   * takes the rows the statement returned and throws the refusal, if any. undefined: no window.
+   * takes the rows the statement returned, charges any other shard of a window whose pick was full
+   * (in `db`, the same transaction) and throws the refusal, if any. undefined: no window.
    */
   charge(db: Db, charges: readonly Charge[]): PendingCharge | undefined {
     const now = this.clock.now();
     const windows = this.windows(charges, now);
     if (windows.length === 0) return undefined;
+    const turn = this.#turn;
+    this.#turn += 1;
+    const picks = windows.map((window) => shardOf(window.bucket, window.limit, turn));
     const params: ChargeParams = { now };
-    windows.forEach(({ bucket, expiresAt, limit }, index) => {
-      params[`bucket${index}`] = bucket;
+    windows.forEach(({ expiresAt }, index) => {
+      params[`bucket${index}`] = picks[index]!.bucket;
       params[`expiresAt${index}`] = expiresAt;
-      params[`limit${index}`] = limit;
+      params[`limit${index}`] = picks[index]!.cap;
     });
     return {
       statement: chargeStatement(windows.length).compile(db, params),
-      settle: (charged) => {
+      settle: async (charged) => {
         if (charged.length === windows.length) return;
-        const chargedBuckets = new Set(charged.map((row) => row.bucket));
-        const full = windows.find((window) => !chargedBuckets.has(window.bucket))!;
-        throw this.refusal(full.name, full.code, full.expiresAt, now);
+        const chargedShards = new Set(charged.map((row) => row.bucket));
+        for (const [index, window] of windows.entries()) {
+          if (chargedShards.has(picks[index]!.bucket)) continue;
+          if (!(await takeAnyShard(db, window, now))) throw this.refusal(window.name, window.code, window.expiresAt, now);
+        }
       },
     };
   }
@@ -154,14 +163,16 @@ export class Limiter {
     const windows = this.windows(charges, now);
     const use: LimitUse = new Map();
     if (windows.length === 0) return use;
+    const shards = windows.map((window) => shardsOf(window.bucket, window.limit));
     const params: ChargeParams = { now };
-    windows.forEach(({ bucket }, index) => {
+    shards.flat().forEach(({ bucket }, index) => {
       params[`bucket${index}`] = bucket;
     });
-    const counts = new Map((await lookStatement(windows.length).rows(db, params)).map((row) => [row.bucket, row.count]));
-    const full = windows.find((window) => (counts.get(window.bucket) ?? 0) >= window.limit);
+    const shardCounts = new Map((await lookStatement(shards.flat().length).rows(db, params)).map((row) => [row.bucket, row.count]));
+    const counts = shards.map((ofWindow) => ofWindow.reduce((sum, shard) => sum + (shardCounts.get(shard.bucket) ?? 0), 0));
+    const full = windows.find((window, index) => counts[index]! >= window.limit);
     if (full) throw this.refusal(full.name, full.code, full.expiresAt, now);
-    for (const window of windows) use.set(window.name, Math.max(use.get(window.name) ?? 0, (counts.get(window.bucket) ?? 0) / window.limit));
+    windows.forEach((window, index) => use.set(window.name, Math.max(use.get(window.name) ?? 0, counts[index]! / window.limit)));
     return use;
   }
 

@@ -10,6 +10,11 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
+/** PostgreSQL ended the transaction to break a deadlock (40P01): run again, it may well pass. */
+export function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
+}
+
 /**
  * Why the store cannot do its work now, whatever the request:
  * - `unreachable`: the connection is refused, lost or timed out (node and PostgreSQL class 08 and

@@ -97,16 +97,16 @@ describe('bench scale verdicts', () => {
 });
 
 describe('bench table', () => {
-  it('prints the CPU, event-loop and half-rate columns, a dash where there is no figure, and the reason of an unmeasured route', () => {
+  it('prints the CPU, event-loop and half-rate columns (with the generator\'s send delay), a dash where there is no figure, and the reason of an unmeasured route', () => {
     const table = formatTable([
       row(measured('visitor_read', 6_000)),
       row(measured('health', 9_000, { halfRate: null, cpuUsPerRequest: null, eventLoopBusy: null })),
       { key: 'operator_read', label: 'operator read', reason: 'operator routes not available' },
     ]);
     const [header, , read, health, operator] = table.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'loop busy %', 'p50@half ms', 'p99@half ms']);
-    expect(read!.split(/\s+/).slice(-6)).toEqual(['0', '0.60', '100', '87', '1.0', '4.0']);
-    expect(health!.split(/\s+/).slice(-4)).toEqual(['-', '-', '-', '-']);
+    expect(header!.split(/\s{2,}/)).toEqual(['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio', 'CPU us/req', 'loop busy %', 'p50@half ms', 'p99@half ms', 'send p99@half ms']);
+    expect(read!.split(/\s+/).slice(-7)).toEqual(['0', '0.60', '100', '87', '1.0', '4.0', '1.0']);
+    expect(health!.split(/\s+/).slice(-5)).toEqual(['-', '-', '-', '-', '-']);
     expect(operator).toMatch(/^operator read\s+operator routes not available$/);
   });
 });

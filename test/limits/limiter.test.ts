@@ -35,6 +35,18 @@ async function refusal(attempt: Promise<unknown>): Promise<ApiError> {
 
 const counters = () => app().store.db.selectFrom('limit_counters').select(['bucket', 'count', 'expires_at']).orderBy('bucket').execute();
 
+/** Each window's count, its shards' rows (`bucket#n`) added up: those of the latest window each bucket is in. */
+async function windows(): Promise<{ bucket: string; count: number; expires_at: number }[]> {
+  const byBucket = new Map<string, { bucket: string; count: number; expires_at: number }>();
+  for (const row of await counters()) {
+    const bucket = row.bucket.slice(0, row.bucket.lastIndexOf('#'));
+    const seen = byBucket.get(bucket);
+    if (!seen || row.expires_at > seen.expires_at) byBucket.set(bucket, { bucket, count: row.count, expires_at: row.expires_at });
+    else if (row.expires_at === seen.expires_at) seen.count += row.count;
+  }
+  return [...byBucket.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : 1));
+}
+
 describe('the limiter', () => {
   it('counts fixed windows aligned to their length, each key on its own, and refuses past any full window', async () => {
     const { limiter, clock } = limiterWith('FOLLOWUP_SOURCE', [
@@ -56,8 +68,8 @@ describe('the limiter', () => {
     const refused = await refusal(charge(limiter, 'FOLLOWUP_SOURCE', 'a'));
     expect(refused.options.retryAfterSeconds).toBe(59 * 60);
 
-    // One bucket per window length and key, holding the window it is in: the minute's started again.
-    expect((await counters()).filter((row) => row.bucket.startsWith('FOLLOWUP_SOURCE:') && row.bucket.endsWith(':a'))).toEqual([
+    // One bucket per window length and key (its shards together), holding the window it is in: the minute's started again.
+    expect((await windows()).filter((row) => row.bucket.startsWith('FOLLOWUP_SOURCE:') && row.bucket.endsWith(':a'))).toEqual([
       { bucket: 'FOLLOWUP_SOURCE:3600:a', count: 3, expires_at: START + HOUR },
       { bucket: 'FOLLOWUP_SOURCE:60:a', count: 1, expires_at: START + 2 * MINUTE },
     ]);
@@ -92,7 +104,7 @@ describe('the limiter', () => {
     await charge(limiter, 'REPLY_AGENT', 'agent');
     // The minute window takes a second charge before the hour window refuses; the rollback undoes it.
     await refusal(charge(limiter, 'REPLY_AGENT', 'agent'));
-    expect((await counters()).map((row) => [row.bucket.split(':')[1], row.count])).toEqual([
+    expect((await windows()).map((row) => [row.bucket.split(':')[1], row.count])).toEqual([
       ['3600', 1],
       ['60', 1],
     ]);
@@ -122,7 +134,7 @@ describe('the limiter', () => {
     await create('b');
     expect(await refusal(create('c'))).toMatchObject({ code: 'inbox_at_capacity' });
     // Each refusal rolled back the charges its statement made: a's third global charge, c's own.
-    expect((await counters()).map((row) => [row.bucket.split(':').slice(0, 3).join(':'), row.count])).toEqual([
+    expect((await windows()).map((row) => [row.bucket.split(':').slice(0, 3).join(':'), row.count])).toEqual([
       ['CONVERSATION_GLOBAL:3600:global', 3],
       ['CONVERSATION_SOURCE:3600:a', 2],
       ['CONVERSATION_SOURCE:3600:b', 1],
@@ -136,7 +148,19 @@ describe('the limiter', () => {
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ status: 429, code: 'rate_limited' });
     }
-    expect((await counters()).map((row) => row.count)).toEqual([7]);
+    expect((await windows()).map((row) => row.count)).toEqual([7]);
+  });
+
+  it('spreads a window over shards, none past its share: exactly the limit passes, whichever shard each charge picked first', async () => {
+    // 40 over 16 shards: eight of 3 and eight of 2.
+    const { limiter } = limiterWith('REPLY_AGENT', [{ count: 40, seconds: 3600 }]);
+    for (let index = 0; index < 40; index++) await charge(limiter, 'REPLY_AGENT', 'agent');
+    await refusal(charge(limiter, 'REPLY_AGENT', 'agent'));
+    const rows = await counters();
+    expect(rows).toHaveLength(16);
+    expect(rows.filter((row) => row.count === 3)).toHaveLength(8);
+    expect(rows.filter((row) => row.count === 2)).toHaveLength(8);
+    expect((await windows()).map((row) => row.count)).toEqual([40]);
   });
 
   it('looks without charging: ensureAvailable refuses only once a window is full', async () => {
@@ -149,7 +173,7 @@ describe('the limiter', () => {
     const refused = await refusal(look(app().store.db));
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(refused.options.retryAfterSeconds).toBe(3600);
-    expect((await counters()).map((row) => row.count)).toEqual([1]);
+    expect((await windows()).map((row) => row.count)).toEqual([1]);
   });
 
   it('looks at several limits in one read: the first full window in the order given answers, in its code', async () => {
@@ -171,7 +195,7 @@ describe('the limiter', () => {
     const source = await refusal(look());
     expect(source).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(source.options.retryAfterSeconds).toBe(3600);
-    expect((await counters()).map((row) => row.count)).toEqual([2, 1]);
+    expect((await windows()).map((row) => row.count)).toEqual([2, 1]);
   });
 
   it('keeps a window closed for a clock that steps back: another instance behind, or a restart after the step (issue 29 item 9)', async () => {

@@ -46,7 +46,7 @@ type NoSlot = 'full' | 'closed' | 'missing' | 'revoked' | 'blocked';
  * limit charged before the slot is known to be free, and a refusal (no slot, or a full limit,
  * thrown as its 429 by the limiter) rolls all of it back. The slot answers first, so a closed or
  * full conversation is refused as such whatever the limit. The limit is charged last: on
- * PostgreSQL its row (one per source) stays locked until the commit.
+ * PostgreSQL the shard it takes stays locked until the commit (src/limits/shards.ts).
  */
 async function appendMessage(trx: Db, input: NewMessage, refuse: Refuse<NoSlot>): Promise<{ messageId: string }> {
   const { conversationId, sender, now } = input;
@@ -72,7 +72,7 @@ async function appendMessage(trx: Db, input: NewMessage, refuse: Refuse<NoSlot>)
   const claimed = rowsOf<{ unread_count: number }>(reserved!)[0];
   if (!claimed) return refuse(await whyNoSlot(trx, input, inserted!));
   rowsOf(inserted!);
-  if (charge) charge.settle(rowsOf<{ bucket: string }>(charged!));
+  if (charge) await charge.settle(rowsOf<{ bucket: string }>(charged!));
   if (unreadIncrement === 1 && claimed.unread_count === 1) await bumpCounters(trx, { [counterName.unreadThreads]: 1 });
   return { messageId };
 }

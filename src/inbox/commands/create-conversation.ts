@@ -54,9 +54,9 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  * A look at the limits comes first, so that a client past its limit is refused without writing
  * anything; what it saw decides whether proof of work is asked under pressure, and a solution, when
  * one is needed, is spent next (src/challenges/proof.ts). Then the writes go to the store together (on PostgreSQL in one round trip), the limits
- * charged and the counters bumped after the inserts: every creation updates the same global rows,
- * and on PostgreSQL a row stays locked from its update to the commit, so the creations queue on them
- * for as short a time as possible.
+ * charged and the counters bumped after the inserts: every creation updates the same global limit
+ * and counters, and on PostgreSQL a row stays locked from its update to the commit, so both are
+ * spread over shards (src/limits/shards.ts, overview-counters.ts) and taken as late as possible.
  */
 async function insertFirstContact(trx: Kysely<Database>, input: NewConversation, refuse: Refuse<'blocked' | ProofRefusal>): Promise<ConversationRow> {
   const use = await input.limiter.ensureAvailableAll(trx, charges(input));
@@ -106,7 +106,7 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation,
   if (holds(rowsOf<{ blocked: unknown }>(blocked!))) return refuse('blocked');
   // The first failure stands: on PostgreSQL every statement after it fails as well.
   const rows = settled.map((one) => rowsOf<{ bucket: string }>(one));
-  charge?.settle(rows[inserts.length]!);
+  await charge?.settle(rows[inserts.length]!);
   return conversation;
 }
 

@@ -2,7 +2,7 @@ import { activeBlocks } from '../../blocks/queries.ts';
 import { sql, type Kysely } from 'kysely';
 import { keysetPage, type ListGroup, type ListPosition } from '../../http/cursor.ts';
 import type { Database } from '../../store/schema.ts';
-import { counterName } from '../overview-counters.ts';
+import { counterName, readCounters } from '../overview-counters.ts';
 import { CONVERSATION_STATUSES, REVIEW_LABELS, type ConversationStatus, type ReviewLabel } from '../schemas.ts';
 import { TOP_INVITATION_IDS, type ListOrder } from './schemas.ts';
 import { matchesSearch } from './search.ts';
@@ -161,8 +161,7 @@ export async function readOverview(db: Db, now: number): Promise<OverviewCounts>
     ...CONVERSATION_STATUSES.map(counterName.status),
     ...REVIEW_LABELS.map(counterName.label),
   ];
-  const counters = await db.selectFrom('inbox_counters').select(['name', 'value']).where('name', 'in', names).execute();
-  const value = new Map(counters.map((row) => [row.name, Number(row.value)]));
+  const value = await readCounters(db, names);
   const created = await db
     .selectFrom('conversations')
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
@@ -207,8 +206,7 @@ export async function staleConversationIds(db: Db, cutoff: number, limit: number
 
 /** All conversations, from the overview's counter (never a count of rows). */
 export async function countConversations(db: Db): Promise<number> {
-  const row = await db.selectFrom('inbox_counters').select('value').where('name', '=', counterName.conversations).executeTakeFirst();
-  return Number(row?.value ?? 0);
+  return (await readCounters(db, [counterName.conversations])).get(counterName.conversations)!;
 }
 
 /**

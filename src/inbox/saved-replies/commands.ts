@@ -1,6 +1,6 @@
 import { newId } from '../../tokens.ts';
 import { defineWrite } from '../../writes/write.ts';
-import { bumpCounters } from '../overview-counters.ts';
+import { takeTurn } from '../overview-counters.ts';
 import { SAVED_REPLIES_MAX } from './schemas.ts';
 import type { SavedRepliesTable } from './tables.ts';
 
@@ -18,7 +18,7 @@ export const createSavedReply = defineWrite({
   async run(trx, { title, body, now }: NewSavedReply, refuse): Promise<SavedRepliesTable> {
     // Every creation first writes this one counter row, so on PostgreSQL two creations at the cap take
     // turns and the second counts the first's row: the cap holds across instances.
-    await bumpCounters(trx, { [SAVED_REPLY_CREATIONS]: 1 });
+    await takeTurn(trx, SAVED_REPLY_CREATIONS);
     const { count } = await trx.selectFrom('saved_replies').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
     if (Number(count) >= SAVED_REPLIES_MAX) return refuse('full');
     const row = { id: newId(), title, body, created_at: now, updated_at: now };

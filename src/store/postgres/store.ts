@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { isDeadlock } from '../errors.ts';
 import { StoreHealth } from '../health.ts';
 import { runBeforeCommit, type Store, type StoreOptions } from '../store.ts';
 import { POSTGRES_POOL, postgresDb } from './pool.ts';
@@ -7,6 +8,8 @@ import { POSTGRES_POOL, postgresDb } from './pool.ts';
 const COMMIT_AND_ADVANCE = CompiledQuery.raw("commit; select nextval('parley_changes')");
 const CURRENT_CHANGE = CompiledQuery.raw('select last_value from parley_changes');
 const BEGIN = CompiledQuery.raw('begin');
+/** Runs of a write that PostgreSQL ended to break a deadlock, before its error is answered. */
+const DEADLOCK_ATTEMPTS = 3;
 
 /** The store on the PostgreSQL database at `databaseUrl`: a transaction and a pooled connection per write. */
 export function openPostgresStore(options: StoreOptions & { databaseUrl: string }): Store {
@@ -24,14 +27,26 @@ export function openPostgresStore(options: StoreOptions & { databaseUrl: string 
     beforeCommit,
     // Each command has a transaction and a pooled connection of its own; PostgreSQL itself
     // flushes the commits of concurrent transactions together.
+    // A command that waits for a row while holding another (a counter spread over several rows,
+    // whose row of choice was full) may meet one that does the reverse; PostgreSQL then ends one of
+    // the two. A command is a function of its transaction alone, so it runs again, in a new one.
     write: async (command, input) => {
-      const outcome = await db.transaction().execute(async (trx) => {
-        const result = await command(trx, input);
-        await runBeforeCommit(beforeCommit, trx);
-        return result;
-      });
-      transactions += 1;
-      return outcome;
+      let deadlock: unknown;
+      for (let attempt = 0; attempt < DEADLOCK_ATTEMPTS; attempt += 1) {
+        try {
+          const outcome = await db.transaction().execute(async (trx) => {
+            const result = await command(trx, input);
+            await runBeforeCommit(beforeCommit, trx);
+            return result;
+          });
+          transactions += 1;
+          return outcome;
+        } catch (error) {
+          if (!isDeadlock(error)) throw error;
+          deadlock = error;
+        }
+      }
+      throw deadlock;
     },
     writes: () => ({ queued: 0, batches: transactions, commands: transactions }),
     // A PostgreSQL commit returns once its WAL record is flushed (synchronous_commit on).

@@ -64,7 +64,10 @@ describe('creation limits', () => {
     expect((await from('192.0.2.11')).statusCode).toBe(201);
     expect((await from('192.0.2.12')).statusCode).toBe(201);
     for (let attempt = 0; attempt < 10; attempt++) expectError(await from('192.0.2.13'), 429, 'inbox_at_capacity');
-    expect((await counters()).map((counter) => counter.count).sort()).toEqual([1, 1, 2, 4]);
+    // Each window's count, its shards (src/limits/shards.ts) added up.
+    const windows = new Map<string, number>();
+    for (const counter of await counters()) windows.set(counter.bucket.replace(/#\d+$/, ''), (windows.get(counter.bucket.replace(/#\d+$/, '')) ?? 0) + counter.count);
+    expect([...windows.values()].sort()).toEqual([1, 1, 2, 4]);
 
     // The global window passes (the hourly source window does not): 192.0.2.13 was never charged.
     t.clock.advance(10 * MINUTE);
@@ -106,8 +109,8 @@ describe('creation limits', () => {
     expect(buckets.some((bucket) => bucket.includes(keyedHash(RATE_SALT, '198.51.100.23')))).toBe(true);
     expect(buckets.some((bucket) => bucket.includes(keyedHash(RATE_SALT, '2001:db8:abcd:12::/64')))).toBe(true);
     expect(buckets.some((bucket) => bucket.includes('global'))).toBe(true);
-    // Every per-source key is a 64-hex HMAC.
-    for (const bucket of buckets.filter((name) => name.startsWith('CONVERSATION_SOURCE:'))) expect(bucket).toMatch(/:[0-9a-f]{64}$/);
+    // Every per-source key is a 64-hex HMAC (then the shard's number).
+    for (const bucket of buckets.filter((name) => name.startsWith('CONVERSATION_SOURCE:'))) expect(bucket).toMatch(/:[0-9a-f]{64}#\d+$/);
   });
 
   describe('TRUST_PROXY', () => {
