@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import { prepare, type Prepared } from '../store/prepared.ts';
+import { dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 
 /** Names of the aggregate counters the overview reads instead of counting rows. */
@@ -17,16 +18,18 @@ type Bumps = Record<string, string | number>;
  * PostgreSQL a bumped row stays locked until its commit is flushed: with one row per counter the
  * creations of the whole inbox committed one flush at a time (#34). A write bumps its counters in
  * one shard, in turn; shard 0 is the counter's own name (the rows written before the shards), and
- * readers add the shards up (readCounters).
+ * readers add the shards up (readCounters). SQLite runs one write at a time: one row each there.
  */
 const COUNTER_SHARDS = 16;
 let nextShard = Math.floor(Math.random() * COUNTER_SHARDS);
+
+const shardsIn = (db: Kysely<Database>) => (dialectOf(db) === 'postgres' ? COUNTER_SHARDS : 1);
 
 const shardName = (name: string, shard: number) => (shard === 0 ? name : `${name}#${shard}`);
 
 /** Each of `names` counters, its shards added up (0 for a counter never bumped). */
 export async function readCounters(db: Kysely<Database>, names: readonly string[]): Promise<Map<string, number>> {
-  const counterOf = new Map(names.flatMap((name) => Array.from({ length: COUNTER_SHARDS }, (_, shard) => [shardName(name, shard), name] as const)));
+  const counterOf = new Map(names.flatMap((name) => Array.from({ length: shardsIn(db) }, (_, shard) => [shardName(name, shard), name] as const)));
   const rows = await db.selectFrom('inbox_counters').select(['name', 'value']).where('name', 'in', [...counterOf.keys()]).execute();
   const totals = new Map(names.map((name) => [name, 0]));
   for (const row of rows) {
@@ -64,7 +67,7 @@ export async function bumpCounters(db: Kysely<Database>, deltas: Record<string, 
 
 /** bumpCounters as a statement to run with others (executeTogether); undefined when every delta is zero. */
 export function counterBump(db: Kysely<Database>, deltas: Record<string, number>): CompiledQuery | undefined {
-  const shard = nextShard % COUNTER_SHARDS;
+  const shard = nextShard % shardsIn(db);
   nextShard += 1;
   // In name order: transactions bumping the same rows lock them in one order, so two opposite
   // moves (open→closed beside closed→open) in one shard cannot deadlock on PostgreSQL.

@@ -2,6 +2,7 @@ import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { LimitName, LimitWindow } from './names.ts';
 import { ApiError } from '../http/errors.ts';
+import { dialectOf } from '../store/dialect.ts';
 import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 import { SHARDS, shardOf, shardsOf, takeAnyShard } from './shards.ts';
@@ -130,7 +131,8 @@ export class Limiter {
     if (windows.length === 0) return undefined;
     const turn = this.#turn;
     this.#turn += 1;
-    const picks = windows.map((window) => shardOf(window.bucket, window.limit, turn));
+    const dialect = dialectOf(db);
+    const picks = windows.map((window) => shardOf(dialect, window.bucket, window.limit, turn));
     const params: ChargeParams = { now };
     windows.forEach(({ expiresAt }, index) => {
       params[`bucket${index}`] = picks[index]!.bucket;
@@ -163,7 +165,8 @@ export class Limiter {
     const windows = this.windows(charges, now);
     const use: LimitUse = new Map();
     if (windows.length === 0) return use;
-    const shards = windows.map((window) => shardsOf(window.bucket, window.limit));
+    const dialect = dialectOf(db);
+    const shards = windows.map((window) => shardsOf(dialect, window.bucket, window.limit));
     const params: ChargeParams = { now };
     shards.flat().forEach(({ bucket }, index) => {
       params[`bucket${index}`] = bucket;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { dialectOf } from '../store/dialect.ts';
+import { dialectOf, type Dialect } from '../store/dialect.ts';
 import { prepare, type Prepared } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -11,7 +11,8 @@ type Db = Kysely<Database>;
  * one row per window every request of one source (and every first contact, under the global limit)
  * waited for the flush of the one before it: one commit per flush, about 390 a second at best on
  * the test machine, however many connections (#34). Spread over shards, concurrent charges take
- * different rows and their commits are flushed together.
+ * different rows and their commits are flushed together. SQLite runs one write at a time, so there
+ * a window keeps one row: shards would only add rows to read.
  */
 export const SHARDS = 16;
 
@@ -25,18 +26,18 @@ export interface Shard {
  * Shard `index` of the window `bucket` whose limit is `limit`. The shares add up to the limit, so
  * no window ever counts more than its limit, whichever shards the charges took.
  */
-export function shardOf(bucket: string, limit: number, index: number): Shard {
-  const count = shardCount(limit);
+export function shardOf(dialect: Dialect, bucket: string, limit: number, index: number): Shard {
+  const count = shardCount(dialect, limit);
   const position = index % count;
   return { bucket: `${bucket}#${position}`, cap: Math.floor(limit / count) + (position < limit % count ? 1 : 0) };
 }
 
-export function shardsOf(bucket: string, limit: number): Shard[] {
-  return Array.from({ length: shardCount(limit) }, (_, index) => shardOf(bucket, limit, index));
+export function shardsOf(dialect: Dialect, bucket: string, limit: number): Shard[] {
+  return Array.from({ length: shardCount(dialect, limit) }, (_, index) => shardOf(dialect, bucket, limit, index));
 }
 
-function shardCount(limit: number): number {
-  return Math.max(1, Math.min(SHARDS, limit));
+function shardCount(dialect: Dialect, limit: number): number {
+  return dialect === 'postgres' ? Math.max(1, Math.min(SHARDS, limit)) : 1;
 }
 
 type TakeParams = Record<string, string | number>;
@@ -108,7 +109,9 @@ function takeStatement(shards: number): Prepared<TakeParams, { bucket: string }>
  * whether the window had room (false: every shard is at its share, so the window at its limit).
  */
 export async function takeAnyShard(db: Db, window: { bucket: string; limit: number; expiresAt: number }, now: number): Promise<boolean> {
-  const shards = shardsOf(window.bucket, window.limit);
+  const shards = shardsOf(dialectOf(db), window.bucket, window.limit);
+  // The one shard was the one picked: the window is full.
+  if (shards.length === 1) return false;
   const params: TakeParams = { now, expiresAt: window.expiresAt };
   shards.forEach((shard, index) => {
     params[`bucket${index}`] = shard.bucket;
