@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -37,7 +37,9 @@ describe('a production install', () => {
     chmodSync(top, 0o755);
     install = path.join(top, 'install');
     mkdirSync(install);
-    await run('cp', ['-a', 'package.json', 'package-lock.json', 'bin', 'node_modules', install], { cwd: ROOT, timeout: 60_000 });
+    await run('cp', ['-a', 'package.json', 'package-lock.json', 'bin', install], { cwd: ROOT, timeout: 60_000 });
+    // The tree itself, never a link to it (a worktree's node_modules may be one): the prune below must not reach this checkout's.
+    await run('cp', ['-a', realpathSync(path.join(ROOT, 'node_modules')), path.join(install, 'node_modules')], { timeout: 60_000 });
     await run(process.execPath, [TSX, path.join(ROOT, 'scripts', 'build.ts'), path.join(install, 'dist')], { cwd: ROOT, timeout: 60_000 });
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund'], { cwd: install, timeout: 60_000 });
     await run('chmod', ['-R', 'a-w', install], { timeout: 30_000 });

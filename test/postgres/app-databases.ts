@@ -10,7 +10,7 @@ import type { PostgresRun } from './global-setup.ts';
  * (CREATE DATABASE … TEMPLATE); when its app closes it is emptied and handed to the next app of the
  * same test file, and the file's databases are dropped after its last test (see worker-setup.ts).
  * Measured here: a copy costs about 0.12 s and a drop 0.1–0.35 s, emptying a few milliseconds; an
- * app on PostgreSQL starts and closes in about 85 ms, against 110 ms on SQLite (file and migrations).
+ * app on PostgreSQL starts and closes in about 85 ms (SQLite apps copy a migrated template file too, test/sqlite/global-setup.ts).
  */
 const idle: string[] = [];
 const owned = new Set<string>();
