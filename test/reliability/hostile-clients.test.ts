@@ -65,7 +65,10 @@ describe('pipelined requests that are never read', () => {
   afterAll(async () => server?.stop());
 
   // A client that never reads does not notice its connection closed: the server's side is counted instead.
-  it('keeps memory bounded and health answered while 60 connections each pipeline 500 GET /openapi.json', async () => {
+  // Once more on failure: the 2 s bound on health is a latency, and a CI run at load 10 on a slower
+  // host once saw the first probe of the flood take 3.2 s (421 ms on a quiet machine); a server that
+  // stops answering fails both runs.
+  it('keeps memory bounded and health answered while 60 connections each pipeline 500 GET /openapi.json', { retry: 1 }, async () => {
     const before = rssMegabytes(server.pid);
     const flood = 'GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(500);
     const startedAt = performance.now();
