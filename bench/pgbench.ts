@@ -7,11 +7,13 @@
  *
  * Each script runs with limit rows per client, as distinct sources charge them, with as many
  * clients as one instance's pool has connections and with as many as the load generator: the
- * faster is the ceiling the verdicts use, the engine's pace (with rows every creation shares, 50
- * clients queue on them and went 4 times slower than 10 here). Then with every client charging the
- * same limit rows, as the bench's one load generator makes Parley do: PostgreSQL keeps an updated
- * row locked until its COMMIT has been flushed, so those writes queue on one row, at about one per
- * WAL flush, which shows how much of Parley's own rate that row decides.
+ * faster is the ceiling the verdicts use, the engine's pace. Then with every client charging the
+ * same limit windows, as the bench's one load generator makes Parley do. Either way each
+ * transaction charges one of a window's 16 shards and bumps one shard of the overview counters,
+ * picked at random, as Parley spreads them (src/limits/shards.ts): PostgreSQL keeps an updated row
+ * locked until its COMMIT has been flushed, so with one row per window (the scripts before the
+ * shards) the writes that shared it queued on it at about one per WAL flush, and the ceiling
+ * measured that queue rather than the engine.
  */
 import { execFile } from 'node:child_process';
 import { cpus } from 'node:os';

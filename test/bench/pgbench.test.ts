@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstError, parsePgbenchOutput, pgbenchAvailable, pgbenchCeilings, pgbenchRuns } from '../../bench/pgbench.ts';
 import { readConfig } from '../../src/config.ts';
+import { readCounters } from '../../src/inbox/overview-counters.ts';
+import { shardsOf } from '../../src/limits/shards.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { freshDatabase, newRunId, unreachableReason } from '../postgres/databases.ts';
@@ -80,7 +82,7 @@ describe.runIf(runnable)('pgbench scripts on a migrated database', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('runs the follow-up and the creation, with limit rows per client and shared, without a failure', async () => {
+  it('runs the follow-up and the creation, with limit rows per client and shared, without a failure, charging shards as Parley does', async () => {
     const results = await pgbenchCeilings(database.url, { connections: 2, duration: 1, warmup: 0, halfRate: false });
     expect(results.map(({ script, limitRows, clients }) => `${script} ${limitRows} ${clients}`)).toEqual([
       'follow-up per client 10',
@@ -95,6 +97,22 @@ describe.runIf(runnable)('pgbench scripts on a migrated database', () => {
       expect(result.failed).toBe(0);
       expect(result.processed).toBeGreaterThan(0);
       expect(result.tps).toBeGreaterThan(0);
+    }
+    // The creations charged the limit windows and the overview counters in the shards Parley reads: it would count every one.
+    const store = openStore({ dataDir, databaseUrl: database.url, beforeCommit: [] });
+    try {
+      const created = await store.db.selectFrom('conversations').select((eb) => eb.fn.countAll<string>().as('count')).where('token_hash', 'like', 'pgbench-%').executeTakeFirstOrThrow();
+      const creations = Number(created.count);
+      expect(creations).toBeGreaterThan(0);
+      expect((await readCounters(store.db, ['conversations'])).get('conversations')).toBe(creations);
+      for (const window of ['CONVERSATION_GLOBAL:600:global', 'CONVERSATION_GLOBAL:86400:global']) {
+        const shards = shardsOf('postgres', window, 100_000_000).map(({ bucket }) => bucket);
+        const charged = await store.db.selectFrom('limit_counters').select(['bucket', 'count']).where('bucket', 'like', `${window}%`).execute();
+        expect(charged.map(({ bucket }) => bucket).filter((bucket) => !shards.includes(bucket))).toEqual([]);
+        expect(charged.reduce((sum, { count }) => sum + Number(count), 0)).toBe(creations);
+      }
+    } finally {
+      await store.close();
     }
     // Six pgbench runs of a second, each connecting its clients first: slow on a busy machine.
   }, 120_000);
