@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HALF_RATE_WARMUP_S, type LoadSettings } from './load.ts';
 import type { StoreKind } from './report.ts';
-import { SCALE_ROWS } from './seeded.ts';
+import { SCALE_ROUNDS, SCALE_ROWS } from './seeded.ts';
 import { seedBoundSeconds } from './seeded-store.ts';
 import { ROOT } from './servers.ts';
 
@@ -13,7 +13,8 @@ const PER_ENDPOINT_MARGIN_S = 45;
 const FOLLOW_UP_HEADROOM = 1.5;
 const VISITOR_ROWS = 7;
 const TWO_INSTANCE_ROWS = 2;
-const OPERATOR_ROWS = 3;
+// The operator rows of a seeded store: two pages of the list, the overview and the read.
+const OPERATOR_ROWS = 4;
 const SQLITE_CEILING_ROWS = 1;
 // Two scripts, each with limit rows per client at two client counts, and shared (bench/pgbench.ts).
 const PGBENCH_RUNS = 6;
@@ -101,7 +102,8 @@ export function runBoundSeconds(options: Options): number {
     seeding += seedBoundSeconds(options.seedCount);
   }
   if (options.scaleCount !== undefined) {
-    endpoints += Object.keys(SCALE_ROWS).length * 2 - 1;
+    // Each row at both sizes in every round, the first round's operator rows at the main size counted above.
+    endpoints += SCALE_ROWS.length * 2 * SCALE_ROUNDS - OPERATOR_ROWS;
     seeding += seedBoundSeconds(options.scaleCount);
   }
   return SETUP_SECONDS + seeding + endpoints * perEndpoint;

@@ -87,52 +87,74 @@ export function targetVerdicts(rows: Row[], store: StoreKind): Verdict[] {
 
 export interface ScaleComparison {
   name: string;
-  /** The row at the smaller store and the same row at the larger one. */
-  baseKey: string;
-  scaleKey: string;
+  /** The row's rounds at the smaller store and at the larger one. */
+  baseKeys: string[];
+  scaleKeys: string[];
 }
 
 export interface ScaleFigures {
   name: string;
-  base_key: string;
-  scale_key: string;
-  /** Rate at the larger store divided by the rate at the smaller one. */
+  base_keys: string[];
+  scale_keys: string[];
+  /** Mean rate of the rounds at the larger store divided by the same at the smaller one. */
   rate_ratio: number | null;
-  /** CPU µs per request at the larger store divided by the same at the smaller one. */
+  /** Each round's rate at the larger store divided by the same round's at the smaller one. */
+  round_rate_ratios: (number | null)[];
+  /** Mean CPU µs per request at the larger store divided by the same at the smaller one. */
   cpu_ratio: number | null;
 }
 
-/** Rate and CPU of each compared row at the larger store against the smaller, with a verdict on the rate. */
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Rate and CPU of each compared row at the larger store against the smaller, the rounds of each
+ * size averaged, with a verdict on the rate: every round measured at both sizes, none failing.
+ */
 export function scaleVerdicts(rows: Row[], comparisons: ScaleComparison[], sizes: string): { verdicts: Verdict[]; figures: ScaleFigures[] } {
   const verdicts: Verdict[] = [];
   const figures: ScaleFigures[] = [];
-  for (const { name, baseKey, scaleKey } of comparisons) {
-    const base = rows.find((row) => keyOf(row) === baseKey);
-    const scaled = rows.find((row) => keyOf(row) === scaleKey);
+  const measurementOf = (key: string) => {
+    const row = rows.find((candidate) => keyOf(candidate) === key);
+    return row && 'measurement' in row ? row.measurement : undefined;
+  };
+  for (const { name, baseKeys, scaleKeys } of comparisons) {
+    const base = baseKeys.map(measurementOf);
+    const scaled = scaleKeys.map(measurementOf);
     const title = `Scale ${name}, ${sizes}, rate within ${Math.round((1 - SCALE_MIN_SHARE) * 100)}%`;
-    if (!base || !scaled || !('measurement' in base) || !('measurement' in scaled) || base.measurement.requestsPerSecond === 0) {
-      verdicts.push({ kind: 'scale', name, key: scaleKey, threshold: SCALE_MIN_SHARE, value: null, met: null, line: `${title}: not checked (not measured at both sizes).` });
-      figures.push({ name, base_key: baseKey, scale_key: scaleKey, rate_ratio: null, cpu_ratio: null });
+    const figure = { name, base_keys: baseKeys, scale_keys: scaleKeys };
+    if (base.some((measurement) => !measurement || measurement.requestsPerSecond === 0) || scaled.some((measurement) => !measurement)) {
+      verdicts.push({ kind: 'scale', name, key: scaleKeys[0]!, threshold: SCALE_MIN_SHARE, value: null, met: null, line: `${title}: not checked (not measured in every round at both sizes).` });
+      figures.push({ ...figure, rate_ratio: null, round_rate_ratios: [], cpu_ratio: null });
       continue;
     }
-    const rateRatio = scaled.measurement.requestsPerSecond / base.measurement.requestsPerSecond;
-    const baseCpu = base.measurement.cpuUsPerRequest;
-    const scaledCpu = scaled.measurement.cpuUsPerRequest;
+    const baseRuns = base as Measurement[];
+    const scaledRuns = scaled as Measurement[];
+    const rateRatio = mean(scaledRuns.map((run) => run.requestsPerSecond)) / mean(baseRuns.map((run) => run.requestsPerSecond));
+    const roundRatios = scaledRuns.map((run, round) => run.requestsPerSecond / baseRuns[round]!.requestsPerSecond);
+    const cpuOf = (runs: Measurement[]) => (runs.every((run) => run.cpuUsPerRequest !== null) ? mean(runs.map((run) => run.cpuUsPerRequest!)) : null);
+    const baseCpu = cpuOf(baseRuns);
+    const scaledCpu = cpuOf(scaledRuns);
     const cpuRatio = baseCpu && scaledCpu !== null ? scaledCpu / baseCpu : null;
-    const failures = failuresOf(base.measurement) + failuresOf(scaled.measurement);
+    const failures = [...baseRuns, ...scaledRuns].reduce((sum, run) => sum + failuresOf(run), 0);
     const met = rateRatio >= SCALE_MIN_SHARE && failures === 0;
+    const roundsDetail = roundRatios.length > 1 ? ` (rounds ${roundRatios.map((ratio) => `x${ratio.toFixed(2)}`).join(', ')})` : '';
     const cpuDetail = cpuRatio === null ? '' : `, CPU us/req x${cpuRatio.toFixed(2)}`;
     const failureDetail = failures > 0 ? `, but ${failures} requests failed` : '';
     verdicts.push({
       kind: 'scale',
       name,
-      key: scaleKey,
+      key: scaleKeys[0]!,
       threshold: SCALE_MIN_SHARE,
       value: Number(rateRatio.toFixed(3)),
       met,
-      line: `${title}: ${met ? 'MET' : 'NOT MET'} (rate x${rateRatio.toFixed(2)}${cpuDetail}${failureDetail}).`,
+      line: `${title}: ${met ? 'MET' : 'NOT MET'} (rate x${rateRatio.toFixed(2)}${roundsDetail}${cpuDetail}${failureDetail}).`,
     });
-    figures.push({ name, base_key: baseKey, scale_key: scaleKey, rate_ratio: Number(rateRatio.toFixed(3)), cpu_ratio: cpuRatio === null ? null : Number(cpuRatio.toFixed(3)) });
+    figures.push({
+      ...figure,
+      rate_ratio: Number(rateRatio.toFixed(3)),
+      round_rate_ratios: roundRatios.map((ratio) => Number(ratio.toFixed(3))),
+      cpu_ratio: cpuRatio === null ? null : Number(cpuRatio.toFixed(3)),
+    });
   }
   return { verdicts, figures };
 }

@@ -9,9 +9,10 @@
  * (BENCH_CONNECTIONS, 50), --warmup (BENCH_WARMUP, seconds, 3), --seed-count (BENCH_SEED_COUNT,
  * 100000), --fresh-seed (reseed even when a cached seeded store matches), --skip-operator,
  * --skip-half-rate, --scale (also measure at --scale-count / BENCH_SCALE_COUNT conversations,
- * 1000000), --output, --store sqlite|postgres (BENCH_STORE). On PostgreSQL (BENCH_DATABASE_URL,
- * default the local test server) the run uses a fresh database, dropped afterwards, and also
- * measures two instances on it.
+ * 1000000, in alternated rounds), --output, --store sqlite|postgres (BENCH_STORE). On PostgreSQL
+ * (BENCH_DATABASE_URL, default the local test server) the run uses a fresh database, dropped
+ * afterwards, and also measures two instances on it; the seeded stores are template databases kept
+ * on that server (bench/seeded-database.ts), each run measuring copies of them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -21,7 +22,8 @@ import { measure, type Endpoint, type Measurement } from './load.ts';
 import { followUpsToPrepare, readOptions, runBoundSeconds } from './options.ts';
 import { installCleanup } from './processes.ts';
 import { endpointJson, formatTable, scaleVerdicts, targetVerdicts, type Row, type ScaleComparison } from './report.ts';
-import { benchSeeded, countedKey, SCALE_ROWS, stored, type Unavailable } from './seeded.ts';
+import { benchSeeded, SCALE_ROUNDS, SCALE_ROWS, seededKey, stored, type SeededSource } from './seeded.ts';
+import { seededDatabase } from './seeded-database.ts';
 import { seededStore } from './seeded-store.ts';
 import { buildServers, LOG_LEVEL, ROOT, startBaseline } from './servers.ts';
 import { benchPgbench, benchSqliteCeiling, benchVisitor, type MeasureOn } from './store-runs.ts';
@@ -63,22 +65,31 @@ async function main(): Promise<void> {
   };
 
   // Seeding (minutes, the first time) comes before the first baseline run, never between the two.
-  const seed = async (count: number) => {
-    const seeded = await seededStore(ROOT, count, options.freshSeed, (line) => console.log(line));
+  const runId = newRunId();
+  const log = (line: string) => console.log(line);
+  const described = (count: number, seeded: { reused: boolean; seedSeconds: number | undefined }) =>
+    ({ count, store: options.store, cache: seeded.reused ? 'reused' : 'created', seed_seconds: seeded.seedSeconds ?? null });
+  const seed = async (name: 'seeded' | 'scale_seeded', count: number): Promise<SeededSource> => {
+    if (options.store === 'postgres') {
+      const adminUrl = benchAdminUrl();
+      const seeded = await seededDatabase(ROOT, count, options.freshSeed, adminUrl, log);
+      if (seeded.reused) console.log(`Reusing the seeded PostgreSQL database ${seeded.template}.`);
+      meta[name] = described(count, seeded);
+      return { count, template: seeded.template, adminUrl, runId };
+    }
+    const seeded = await seededStore(ROOT, count, options.freshSeed, log);
     if (seeded.reused) console.log(`Reusing the seeded store in ${path.relative(ROOT, seeded.cacheDir)}.`);
-    return { count, cache: seeded.reused ? 'reused' : 'created', seed_seconds: seeded.seedSeconds ?? null, cacheDir: seeded.cacheDir };
+    meta[name] = described(count, seeded);
+    return { count, cacheDir: seeded.cacheDir };
   };
   await buildServers();
-  const baseStore = options.skipOperator ? undefined : await seed(options.seedCount);
-  const scaleStore = options.scaleCount === undefined ? undefined : await seed(options.scaleCount);
-  for (const [name, seeded] of [['seeded', baseStore], ['scale_seeded', scaleStore]] as const) {
-    if (seeded) meta[name] = { count: seeded.count, cache: seeded.cache, seed_seconds: seeded.seed_seconds };
-  }
+  const baseStore = options.skipOperator ? undefined : await seed('seeded', options.seedCount);
+  const scaleStore = options.scaleCount === undefined ? undefined : await seed('scale_seeded', options.scaleCount);
 
   const baselineServer = await startBaseline();
   const baselineEndpoint = (when: 'start' | 'end'): Endpoint => ({ key: `baseline_${when}`, label: `baseline, bare Fastify (${when})`, method: 'GET', path: '/baseline', expectedStatus: 200 });
   const baselineStart = await measureOn([baselineServer], baselineEndpoint('start'));
-  const database = options.store === 'postgres' ? await freshDatabase(newRunId(), 'bench', benchAdminUrl()) : undefined;
+  const database = options.store === 'postgres' ? await freshDatabase(runId, 'bench', benchAdminUrl()) : undefined;
   const followUps = followUpsToPrepare(settings, baselineStart.requestsPerSecond, 1);
   let visitor: Awaited<ReturnType<typeof benchVisitor>>;
   let pgbench: Awaited<ReturnType<typeof benchPgbench>> | undefined;
@@ -92,17 +103,11 @@ async function main(): Promise<void> {
   } finally {
     await database?.drop();
   }
-  // The operator routes are measured on the seeded SQLite store in either mode.
-  const seededRows: Measurement[] = [];
-  const unavailable: Unavailable[] = [];
-  const notes = [...visitor.notes, ...(ceiling?.notes ?? [])];
-  for (const [seeded, operator] of [[baseStore, 'all'], [scaleStore, 'first-page']] as const) {
-    if (!seeded) continue;
-    const result = await benchSeeded({ count: seeded.count, cacheDir: seeded.cacheDir, operator, inbox: scaleStore !== undefined, followUps }, measureOn);
-    seededRows.push(...result.rows);
-    unavailable.push(...result.unavailable);
-    notes.push(...result.notes);
-  }
+  // The operator routes, and the scale comparison's rows, on the seeded stores of the run's engine.
+  const seeded = baseStore ? await benchSeeded({ base: baseStore, ...(scaleStore ? { scale: scaleStore } : {}), followUps }, measureOn) : undefined;
+  const seededRows: Measurement[] = seeded?.rows ?? [];
+  const unavailable = seeded?.unavailable ?? [];
+  const notes = [...visitor.notes, ...(ceiling?.notes ?? []), ...(seeded?.notes ?? [])];
   console.log('Baseline again, to see how much the machine\'s load moved during the run');
   const baselineEnd = await measureOn([baselineServer], baselineEndpoint('end'));
   await baselineServer.stop();
@@ -129,6 +134,20 @@ async function main(): Promise<void> {
     ...unavailable.map(({ key, label, reason }) => ({ key, label, reason })),
   ];
   const verdicts = targetVerdicts(rows, options.store);
+  const rounds = Array.from({ length: SCALE_ROUNDS }, (_, index) => index + 1);
+  const scale =
+    options.scaleCount === undefined
+      ? undefined
+      : scaleVerdicts(
+          rows,
+          SCALE_ROWS.map(({ key, name }): ScaleComparison => ({
+            name,
+            baseKeys: rounds.map((round) => seededKey(key, options.seedCount, round, options.seedCount)),
+            scaleKeys: rounds.map((round) => seededKey(key, options.scaleCount!, round, options.seedCount)),
+          })),
+          `${stored(options.scaleCount)} against ${stored(options.seedCount)}`,
+        );
+  const issue34Scale = new Set(SCALE_ROWS.filter(({ issue34 }) => issue34).map(({ name }) => name));
   const ceilingInputs: CeilingInputs = {
     store: options.store,
     rows,
@@ -136,20 +155,9 @@ async function main(): Promise<void> {
     ...(pgbench?.missing ? { pgbenchMissing: pgbench.missing } : {}),
     waits: visitor.waits,
     pinned: visitor.pinned,
+    ...(scale ? { scale: scale.verdicts.filter(({ name }) => issue34Scale.has(name)) } : {}),
   };
   const issue34 = ceilingVerdicts(ceilingInputs);
-  const scale =
-    options.scaleCount === undefined
-      ? undefined
-      : scaleVerdicts(
-          rows,
-          Object.entries(SCALE_ROWS).map(([key, name]): ScaleComparison => ({
-            name,
-            baseKey: key === 'operator_list' ? key : countedKey(key, options.seedCount),
-            scaleKey: countedKey(key, options.scaleCount!),
-          })),
-          `${stored(options.scaleCount)} against ${stored(options.seedCount)}`,
-        );
 
   mkdirSync(path.dirname(options.output), { recursive: true });
   const report = {

@@ -100,8 +100,8 @@ export function copySeededStore(cacheDir: string, dataDir: string): void {
 }
 
 /** Ids of `size` seeded conversations spread through the store, for the operator read. */
-export async function sampleConversationIds(dataDir: string, size: number): Promise<string[]> {
-  const store = openStore({ dataDir, beforeCommit: [flushSearchIndex] });
+export async function sampleConversationIds(where: { dataDir: string; databaseUrl?: string | undefined }, size: number): Promise<string[]> {
+  const store = openStore({ ...where, beforeCommit: [flushSearchIndex] });
   try {
     const all = await store.db.selectFrom('conversations').select('id').orderBy('id').execute();
     const stride = Math.max(1, Math.floor(all.length / size));

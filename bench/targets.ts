@@ -7,7 +7,7 @@
 import type { Measurement } from './load.ts';
 import { formatWaits, type WaitSummary } from './lock-waits.ts';
 import type { PgbenchResult, PgbenchScript } from './pgbench.ts';
-import type { Row, StoreKind, Verdict } from './report.ts';
+import { SCALE_MIN_SHARE, type Row, type StoreKind, type Verdict } from './report.ts';
 
 export const PG_CEILING_MIN = 0.6;
 export const PG_CPU_PER_WRITE_MAX_US = 450;
@@ -34,6 +34,8 @@ export interface CeilingInputs {
   waits: { one: WaitSummary | null; two: WaitSummary | null };
   /** Whether each PostgreSQL instance ran on a CPU of its own. */
   pinned: boolean;
+  /** The scale comparison's verdicts on the rows target 5 names (list, overview, reads, follow-up); unset without --scale. */
+  scale?: Verdict[];
 }
 
 const WRITES: { key: string; script: PgbenchScript; name: string }[] = [
@@ -134,8 +136,25 @@ export function ceilingVerdicts(inputs: CeilingInputs): Verdict[] {
       : [notHere('1, PostgreSQL follow-up and creation', 'followup_write', PG_CEILING_MIN, `>= ${PG_CEILING_MIN} of pgbench, CPU per write <= ${PG_CPU_PER_WRITE_MAX_US} us`), notHere('2, PostgreSQL', TWO_INSTANCES_KEY, TWO_INSTANCES_MIN_GAIN, 'two instances add throughput')]),
     ...(inputs.store === 'sqlite' ? sqliteVerdicts(inputs) : [notHere('3, SQLite follow-up', 'followup_write', SQLITE_CEILING_MIN, `>= ${SQLITE_CEILING_MIN} of the durable-write ceiling`)]),
     ...halfRateVerdicts(inputs),
-    verdict('scale', '5, 1,000,000 conversations on PostgreSQL', 'scale_postgres', 0.9, null, null, 'within 10% of 100,000', '--scale seeds and measures the SQLite store only'),
+    scaleVerdict(inputs),
   ];
+}
+
+/** Target 5: every compared row at the larger PostgreSQL store keeps its share of the rate at the smaller one. */
+function scaleVerdict(inputs: CeilingInputs): Verdict {
+  const name = '5, PostgreSQL at scale';
+  const rule = `list, overview, reads and follow-up at the larger store >= ${SCALE_MIN_SHARE} of their rate at the smaller, rounds alternated`;
+  if (inputs.store !== 'postgres') return verdict('scale', name, 'scale_postgres', SCALE_MIN_SHARE, null, null, rule, 'run with --store postgres');
+  if (!inputs.scale || inputs.scale.length === 0) return verdict('scale', name, 'scale_postgres', SCALE_MIN_SHARE, null, null, rule, 'run with --scale');
+  const unchecked = inputs.scale.filter(({ value }) => value === null);
+  const lowest = Math.min(...inputs.scale.map(({ value }) => value ?? Number.POSITIVE_INFINITY));
+  const missed = inputs.scale.filter(({ met }) => met === false).map(({ name: row }) => row);
+  const met = unchecked.length > 0 ? null : missed.length === 0;
+  const detail =
+    unchecked.length > 0
+      ? `${unchecked.map(({ name: row }) => row).join(', ')} not measured at both sizes`
+      : `lowest x${lowest.toFixed(2)}${missed.length > 0 ? `; not met: ${missed.join(', ')}` : ''}; each row's line above`;
+  return verdict('scale', name, 'scale_postgres', SCALE_MIN_SHARE, unchecked.length > 0 ? null : lowest, met, rule, detail);
 }
 
 /** The ceiling rows: what each engine's own ceiling reached in this run, and the lock waits. */

@@ -74,25 +74,43 @@ describe('bench target verdicts', () => {
 });
 
 describe('bench scale verdicts', () => {
-  it('compares the rate at the larger store with the smaller one, within 10%', () => {
+  it('compares the mean rate of the rounds at the larger store with the smaller one, within 10%', () => {
     const rows = [
       row(measured('visitor_read@100000', 8_000)),
       row(measured('visitor_read@1000000', 7_400, { cpuUsPerRequest: 110 })),
+      row(measured('visitor_read@100000#2', 6_000)),
+      row(measured('visitor_read@1000000#2', 5_550, { cpuUsPerRequest: 110 })),
       row(measured('followup_write@100000', 3_000)),
       row(measured('followup_write@1000000', 2_600)),
+      row(measured('followup_write@100000#2', 3_000)),
+      row(measured('followup_write@1000000#2', 2_600)),
+      row(measured('operator_list', 5_000)),
+      row(measured('operator_list@1000000', 5_000)),
+      row(measured('operator_list@100000#2', 5_000)),
     ];
     const { verdicts, figures } = scaleVerdicts(
       rows,
       [
-        { name: 'visitor read', baseKey: 'visitor_read@100000', scaleKey: 'visitor_read@1000000' },
-        { name: 'follow-up', baseKey: 'followup_write@100000', scaleKey: 'followup_write@1000000' },
-        { name: 'operator list', baseKey: 'operator_list', scaleKey: 'operator_list@1000000' },
+        { name: 'visitor read', baseKeys: ['visitor_read@100000', 'visitor_read@100000#2'], scaleKeys: ['visitor_read@1000000', 'visitor_read@1000000#2'] },
+        { name: 'follow-up', baseKeys: ['followup_write@100000', 'followup_write@100000#2'], scaleKeys: ['followup_write@1000000', 'followup_write@1000000#2'] },
+        { name: 'operator list', baseKeys: ['operator_list', 'operator_list@100000#2'], scaleKeys: ['operator_list@1000000', 'operator_list@1000000#2'] },
       ],
       '1,000,000 against 100,000 stored',
     );
     expect(verdicts.map((verdict) => verdict.met)).toEqual([true, false, null]);
-    expect(figures[0]).toMatchObject({ rate_ratio: 0.925, cpu_ratio: 1.1 });
-    expect(verdicts[1]!.line).toContain('NOT MET (rate x0.87');
+    expect(figures[0]).toMatchObject({ rate_ratio: 0.925, round_rate_ratios: [0.925, 0.925], cpu_ratio: 1.1 });
+    expect(verdicts[1]!.line).toContain('NOT MET (rate x0.87 (rounds x0.87, x0.87)');
+    expect(verdicts[2]!.line).toContain('not checked (not measured in every round at both sizes)');
+  });
+
+  it('fails a comparison when any round of either size had failed requests', () => {
+    const rows = [
+      row(measured('overview@100000', 9_000)),
+      row(measured('overview@1000000', 9_000, { unexpected: 2 })),
+    ];
+    const { verdicts } = scaleVerdicts(rows, [{ name: 'overview', baseKeys: ['overview@100000'], scaleKeys: ['overview@1000000'] }], 'sizes');
+    expect(verdicts[0]).toMatchObject({ met: false, value: 1 });
+    expect(verdicts[0]!.line).toContain('2 requests failed');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Measurement } from '../../bench/load.ts';
 import type { PgbenchResult } from '../../bench/pgbench.ts';
-import type { Row } from '../../bench/report.ts';
+import type { Row, Verdict } from '../../bench/report.ts';
 import { ceilingVerdicts, formatCeilings, type CeilingInputs } from '../../bench/targets.ts';
 
 function measured(key: string, requestsPerSecond: number, extra: Partial<Measurement> = {}): Row {
@@ -49,7 +49,8 @@ describe('issue #34 verdicts on SQLite', () => {
     expect(verdicts['p99_at_half_rate 4, SQLite follow-up']!.line).toContain("the generator's p99 send delay 1.5 ms");
     expect(verdicts['ceiling 1, PostgreSQL follow-up and creation']).toMatchObject({ met: null, value: null });
     expect(verdicts['ceiling 1, PostgreSQL follow-up and creation']!.line).toContain('not checked (run with --store postgres)');
-    expect(verdicts['scale 5, 1,000,000 conversations on PostgreSQL']).toMatchObject({ met: null });
+    expect(verdicts['scale 5, PostgreSQL at scale']).toMatchObject({ met: null });
+    expect(verdicts['scale 5, PostgreSQL at scale']!.line).toContain('not checked (run with --store postgres)');
   });
 
   it('fails below 0.8, with failed requests, or at a p99 of 15 ms; and checks nothing against a ceiling whose requests failed', () => {
@@ -129,6 +130,20 @@ describe('issue #34 verdicts on PostgreSQL', () => {
     const verdicts = byTarget(inputs([], { rows: flat, pinned: false }));
     expect(verdicts['two_instances 2, PostgreSQL']).toMatchObject({ value: 1, met: false });
     expect(verdicts['two_instances 2, PostgreSQL']!.line).toContain('not pinned');
+  });
+
+  it('holds target 5 to every compared row of the scale comparison, and checks nothing without one', () => {
+    const scale = (name: string, value: number | null): Verdict => ({ kind: 'scale', name, key: `${name}@1000000`, threshold: 0.9, value, met: value === null ? null : value >= 0.9, line: '' });
+    let verdicts = byTarget(inputs([], { scale: [scale('overview', 0.98), scale('follow-up', 0.93)] }));
+    expect(verdicts['scale 5, PostgreSQL at scale']).toMatchObject({ value: 0.93, met: true });
+    verdicts = byTarget(inputs([], { scale: [scale('overview', 0.98), scale('operator read', 0.7), scale('follow-up', 0.93)] }));
+    expect(verdicts['scale 5, PostgreSQL at scale']).toMatchObject({ value: 0.7, met: false });
+    expect(verdicts['scale 5, PostgreSQL at scale']!.line).toContain('not met: operator read');
+    verdicts = byTarget(inputs([], { scale: [scale('overview', 0.98), scale('follow-up', null)] }));
+    expect(verdicts['scale 5, PostgreSQL at scale']).toMatchObject({ value: null, met: null });
+    expect(verdicts['scale 5, PostgreSQL at scale']!.line).toContain('follow-up not measured at both sizes');
+    verdicts = byTarget(inputs([]));
+    expect(verdicts['scale 5, PostgreSQL at scale']!.line).toContain('not checked (run with --scale)');
   });
 
   it('prints each pgbench run and the lock waits among the ceiling rows', () => {

@@ -1,0 +1,91 @@
+/**
+ * The seeded store on PostgreSQL: a database seeded once (bench/seed-postgres.ts) and kept on the
+ * server as a template, as bench/seeded-store.ts keeps SQLite's under bench/.cache; each run
+ * measures a copy of it, dropped afterwards, so a run's writes never change the template.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { flushSearchIndex } from '../src/inbox/search-index.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { migrations } from '../src/store/migrations/index.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { databaseUrl, databasesStartingWith, dropDatabase, PREFIX, withClient } from '../test/postgres/databases.ts';
+import { POSTGRES_SEED_VERSION, seedPostgres } from './seed-postgres.ts';
+
+/** Seeded templates are named `parley_bench_seeded_<count>_<key>`, seeds in progress `parley_bench_building_<count>_<pid>`. */
+const SEEDED_PREFIX = 'parley_bench_seeded_';
+const BUILDING_PREFIX = 'parley_bench_building_';
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function cacheKey(root: string, count: number): string {
+  const hash = createHash('sha256');
+  hash.update(readFileSync(path.join(root, 'bench', 'seed-postgres.ts')));
+  hash.update(`${POSTGRES_SEED_VERSION}|${Object.keys(migrations).join(',')}|${count}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface SeededDatabase {
+  /** The pristine seeded database, a template kept between runs. */
+  template: string;
+  reused: boolean;
+  seedSeconds: number | undefined;
+}
+
+/**
+ * The seeded template for `count` conversations on the server of `adminUrl`, seeded first when no
+ * matching one is there. It is seeded under a building name and renamed only when complete, so an
+ * interrupted seed is never reused; a template of the same count with another key and the
+ * leftovers of interrupted seeds are dropped.
+ */
+export async function seededDatabase(root: string, count: number, fresh: boolean, adminUrl: string, log: (line: string) => void): Promise<SeededDatabase> {
+  const template = `${SEEDED_PREFIX}${count}_${cacheKey(root, count)}`;
+  if (!fresh && (await databasesStartingWith(template, adminUrl)).includes(template)) return { template, reused: true, seedSeconds: undefined };
+
+  for (const name of await databasesStartingWith(`${SEEDED_PREFIX}${count}_`, adminUrl)) await dropDatabase(name, adminUrl);
+  for (const name of await databasesStartingWith(BUILDING_PREFIX, adminUrl)) {
+    if (!isRunning(Number(name.split('_').at(-1)))) await dropDatabase(name, adminUrl);
+  }
+  const building = `${BUILDING_PREFIX}${count}_${process.pid}`;
+  log(`Seeding ${count} conversations into the PostgreSQL database ${template} (kept for later runs)...`);
+  await withClient((client) => client.query(`create database ${quote(building)}`), adminUrl);
+  let seconds: number;
+  try {
+    const url = databaseUrl(building, adminUrl);
+    const store = openStore({ dataDir: '', databaseUrl: url, beforeCommit: [flushSearchIndex] });
+    try {
+      await migrate(store);
+    } finally {
+      await store.close();
+    }
+    const result = await withClient((client) => seedPostgres(client, count, Date.now(), log), url);
+    seconds = result.seconds;
+    log(`Seeded ${result.conversations} conversations and ${result.messages} messages in ${seconds.toFixed(1)} s.`);
+  } catch (error) {
+    await dropDatabase(building, adminUrl);
+    throw error;
+  }
+  await withClient((client) => client.query(`alter database ${quote(building)} rename to ${quote(template)}`), adminUrl);
+  return { template, reused: false, seedSeconds: seconds };
+}
+
+/**
+ * A copy of the seeded template for one run, named as the test databases are so that an
+ * interrupted run's copy is dropped with their leftovers. FILE_COPY copies the files rather than
+ * writing every page to the WAL, as PostgreSQL 15's default strategy does.
+ */
+export async function copySeededDatabase(template: string, runId: string, adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${PREFIX}${runId}_seeded_${process.pid}_${randomBytes(2).toString('hex')}`;
+  await withClient((client) => client.query(`create database ${quote(name)} template ${quote(template)} strategy file_copy`), adminUrl);
+  return { url: databaseUrl(name, adminUrl), drop: () => dropDatabase(name, adminUrl) };
+}
