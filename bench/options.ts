@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { HALF_RATE_WARMUP_S, type LoadSettings } from './load.ts';
 import type { StoreKind } from './report.ts';
 import { SCALE_ROUNDS, SCALE_ROWS } from './seeded.ts';
+import { postgresSeedBoundSeconds } from './seeded-database.ts';
 import { seedBoundSeconds } from './seeded-store.ts';
 import { ROOT } from './servers.ts';
 
@@ -97,14 +98,15 @@ export function runBoundSeconds(options: Options): number {
   // SQLite: the ceiling server's row. PostgreSQL: two instances, and pgbench's runs, each warmed up then measured.
   let endpoints = 2 + VISITOR_ROWS + (options.store === 'postgres' ? TWO_INSTANCE_ROWS + PGBENCH_RUNS : SQLITE_CEILING_ROWS);
   let seeding = 0;
+  const seedBound = options.store === 'postgres' ? postgresSeedBoundSeconds : seedBoundSeconds;
   if (!options.skipOperator) {
     endpoints += OPERATOR_ROWS;
-    seeding += seedBoundSeconds(options.seedCount);
+    seeding += seedBound(options.seedCount);
   }
   if (options.scaleCount !== undefined) {
     // Each row at both sizes in every round, the first round's operator rows at the main size counted above.
     endpoints += SCALE_ROWS.length * 2 * SCALE_ROUNDS - OPERATOR_ROWS;
-    seeding += seedBoundSeconds(options.scaleCount);
+    seeding += seedBound(options.scaleCount);
   }
   return SETUP_SECONDS + seeding + endpoints * perEndpoint;
 }

@@ -17,6 +17,16 @@ import { POSTGRES_SEED_VERSION, seedPostgres } from './seed-postgres.ts';
 const SEEDED_PREFIX = 'parley_bench_seeded_';
 const BUILDING_PREFIX = 'parley_bench_building_';
 
+// 1,000,000 conversations took 907 s at a load average of 10 on two cores (most of it building the
+// messages' search index): the bound leaves room for such a machine.
+const SEED_SECONDS_FIXED = 60;
+const SEED_SECONDS_PER_100K = 150;
+
+/** How long seeding `count` conversations into PostgreSQL may take before the benchmark gives up. */
+export function postgresSeedBoundSeconds(count: number): number {
+  return SEED_SECONDS_FIXED + Math.ceil((count / 100_000) * SEED_SECONDS_PER_100K);
+}
+
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function cacheKey(root: string, count: number): string {
