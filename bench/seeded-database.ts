@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { migrations } from '../src/store/migrations/index.ts';
@@ -78,7 +79,15 @@ export async function seededDatabase(root: string, count: number, fresh: boolean
     } finally {
       await store.close();
     }
-    const result = await withClient((client) => seedPostgres(client, count, Date.now(), log), url);
+    // Not withClient: its one-minute query timeout is shorter than some of the seed's statements.
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    await client.connect();
+    let result: Awaited<ReturnType<typeof seedPostgres>>;
+    try {
+      result = await seedPostgres(client, count, Date.now(), log);
+    } finally {
+      await client.end();
+    }
     seconds = result.seconds;
     log(`Seeded ${result.conversations} conversations and ${result.messages} messages in ${seconds.toFixed(1)} s.`);
   } catch (error) {
