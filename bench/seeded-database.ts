@@ -18,8 +18,8 @@ import { POSTGRES_SEED_VERSION, seedPostgres } from './seed-postgres.ts';
 const SEEDED_PREFIX = 'parley_bench_seeded_';
 const BUILDING_PREFIX = 'parley_bench_building_';
 
-// 1,000,000 conversations took 907 s at a load average of 10 on two cores (most of it building the
-// messages' search index): the bound leaves room for such a machine.
+// 1,000,000 conversations took 533 s at a load average of 5 to 10 on two cores (344 s of it building
+// the messages' search index): the bound leaves room for a busier machine.
 const SEED_SECONDS_FIXED = 60;
 const SEED_SECONDS_PER_100K = 150;
 
