@@ -193,6 +193,9 @@ export function responses(success: Record<number, TSchema>, errors: ErrorRespons
   return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(codes)])), ...success };
 }
 
+/** What a route that reads a JSON body answers besides its own errors. */
+export const BODY_ERRORS = { 413: ['payload_too_large'], 415: ['unsupported_media_type'] } as const satisfies ErrorResponses;
+
 /** What a route that may ask for proof of work (CHALLENGE_MODE) answers besides its own errors. */
 export const CHALLENGE_ERRORS = { 428: ['challenge_required'] } as const satisfies ErrorResponses;
 
