@@ -221,6 +221,10 @@ export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];
 /** What the administrator check (requireAdmin) answers besides a route's own errors. */
 export const ADMIN_AUTH_ERRORS = [401, 429];
+/** What the operator's message to a thread (a reply, a note, a post) answers besides its receipt. */
+export const OPERATOR_MESSAGE_ERRORS = [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS];
+/** The operator's message made safe to retry by its client_message_id: 201 written, 200 an identical retry. */
+export const operatorMessageResponses = (receipt: TSchema) => responses({ 200: receipt, 201: receipt }, OPERATOR_MESSAGE_ERRORS);
 export const AGENT_BEARER = [{ agentBearer: [] }];
 export const THREAD_BEARER = [{ threadBearer: [] }];
 

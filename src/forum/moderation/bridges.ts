@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
 import { bridgeRead, readBridge } from '../bridges/commands/read-bridge.ts';
@@ -61,7 +61,7 @@ export const bridgeModerationRoutes: FastifyPluginAsyncTypebox = async (app) => 
         security: ADMIN_BEARER,
         params: BridgeParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: operatorMessageResponses(PostReceipt),
       },
       config: BY_BRIDGE,
     },

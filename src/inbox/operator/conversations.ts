@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, OPERATOR_MESSAGE_ERRORS, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { operatorReply } from '../commands/append-message.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
@@ -162,7 +162,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: MessageBody,
-        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: operatorMessageResponses(ReplyReceipt),
       },
       config: BY_ID,
     },
@@ -255,7 +255,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: NoteBody,
-        response: responses({ 201: NoteRecord }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: responses({ 201: NoteRecord }, OPERATOR_MESSAGE_ERRORS),
       },
       config: BY_ID,
     },
