@@ -4,7 +4,7 @@ import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, OPERATOR_MESSAGE_ERRORS, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
-import { operatorReply } from '../commands/append-message.ts';
+import { conversationMessage, operatorReply } from '../commands/append-message.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
 import { markSeen } from '../commands/mark-seen.ts';
 import { addNote } from '../commands/add-note.ts';
@@ -48,7 +48,7 @@ const notFound = () => new ApiError('conversation_not_found');
 
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config } = app.services;
+  const { store, clock, config } = app.services;
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache<Buffer>();
   const nextWake = nextWakeMemo(store.db);
@@ -168,14 +168,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const conversationId = request.params.conversation_id;
-      const posted = await perform(app.services, operatorReply, {
-        conversationId,
-        sender: { role: 'admin' },
-        ...messageInput(request.body),
-        cap: config.conversationMaxMessages,
-        limiter,
-        now: clock.now(),
-      });
+      const posted = await perform(app.services, operatorReply, conversationMessage(app.services, conversationId, { role: 'admin' }, messageInput(request.body)));
       return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
     },
   );
