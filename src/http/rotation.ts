@@ -1,4 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { safeEqual } from '../tokens.ts';
+import type { RetryKey } from '../writes/write.ts';
 import { described, HexToken } from './schemas.ts';
 
 /** A credential's rotation (issue #32): the body, and what makes its retry safe. */
@@ -37,8 +41,24 @@ export interface RotationInput {
   now: number;
 }
 
-/** The errors every rotation's retry key answers: another request already used the client-made token. */
-export const ROTATION_RETRY_ERRORS = { conflict: 'client_token_conflict', taken: 'client_token_conflict' } as const;
+/**
+ * A rotation's retry key: only a client-made new token names the earlier rotation, which stands when
+ * the credential that took the presented token as its previous one (`rotated`) holds the new one now.
+ * Any other request under the token is another's (client_token_conflict).
+ */
+export function rotationRetry<Input extends RotationInput, Result>(
+  rotated: (db: Kysely<Database>, input: Input) => Promise<{ tokenHash: string; result: Result } | undefined>,
+): RetryKey<Input, Result> {
+  return {
+    async find(db, input) {
+      if (!input.clientSupplied) return undefined;
+      const earlier = await rotated(db, input);
+      return earlier && safeEqual(earlier.tokenHash, input.newHash) ? { kind: 'same', result: earlier.result } : undefined;
+    },
+    conflict: 'client_token_conflict',
+    taken: 'client_token_conflict',
+  };
+}
 
 /** The refusal of a rotation to the token already in use. */
 export const UNCHANGED_TOKEN = { code: 'invalid_request', field: 'client_access_token', message: 'The new token must differ from the one you send.' } as const;
