@@ -43,7 +43,7 @@ import {
 } from './schemas.ts';
 import { absentBodyAsEmpty } from '../http/json-body.ts';
 import { authorizeAgent } from '../forum/peers/auth.ts';
-import { authorizeThread, authorizeThreadForLeaving } from '../forum/membership/auth.ts';
+import { authorizeThreadForLeaving, MEMBER_ROUTE } from '../forum/membership/auth.ts';
 
 /*
  * The reference service's peer-thread routes (CONTRACT §10 §3.6–§3.14): aliases of the forum's
@@ -128,8 +128,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PeerThreadPageQuery,
         response: PeerThreadViewResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request) => {
       const membership = request.membership!;
@@ -155,8 +154,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: PeerMessageResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const membership = request.membership!;
@@ -176,8 +174,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ThreadParams,
         response: PeerBridgeReadResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request) => {
       const key = bridgeKeyOf(request.membership!);
@@ -198,8 +195,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: PeerBridgeWriteResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const key = bridgeKeyOf(request.membership!);

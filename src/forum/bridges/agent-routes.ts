@@ -13,12 +13,11 @@ import { bridgeKeyOf } from './queries.ts';
 import { presentBridgeThread } from './presenters.ts';
 import { BridgeReadResponses } from './schemas.ts';
 import { TopicParams } from '../schemas.ts';
-import { authorizeThread } from '../membership/auth.ts';
+import { authorizeThread, MEMBER_ROUTE } from '../membership/auth.ts';
 
 /* The owner bridge (CONTRACT §6.5): one participant of one topic and the operator, never part of the topic. */
 
 const TAGS = ['forum agents'];
-const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
 /** A member reads and writes its bridge with the topic's thread token. */
 export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -38,8 +37,7 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: ConditionalHeaders,
         response: BridgeReadResponses,
       },
-      config: BY_TOPIC,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const key = bridgeKeyOf(request.membership!);
@@ -71,8 +69,7 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: BridgeWriteResponses,
       },
-      config: BY_TOPIC,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const key = bridgeKeyOf(request.membership!);
