@@ -1,8 +1,4 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
-import { safeEqual } from '../tokens.ts';
-import type { RetryKey } from '../writes/write.ts';
 import { described, HexToken } from './schemas.ts';
 
 /** A credential's rotation (issue #32): the body, and what makes its retry safe. */
@@ -39,25 +35,6 @@ export interface RotationInput {
   /** A client-made new token is the key that makes the rotation safe to retry; a server-made one is known to no retry. */
   clientSupplied: boolean;
   now: number;
-}
-
-/**
- * A rotation's retry key: only a client-made new token names the earlier rotation, which stands when
- * the credential that took the presented token as its previous one (`rotated`) holds the new one now.
- * Any other request under the token is another's (client_token_conflict).
- */
-export function rotationRetry<Input extends RotationInput, Result>(
-  rotated: (db: Kysely<Database>, input: Input) => Promise<{ tokenHash: string; result: Result } | undefined>,
-): RetryKey<Input, Result> {
-  return {
-    async find(db, input) {
-      if (!input.clientSupplied) return undefined;
-      const earlier = await rotated(db, input);
-      return earlier && safeEqual(earlier.tokenHash, input.newHash) ? { kind: 'same', result: earlier.result } : undefined;
-    },
-    conflict: 'client_token_conflict',
-    taken: 'client_token_conflict',
-  };
 }
 
 /** The refusal of a rotation to the token already in use. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { rotationRetry, UNCHANGED_TOKEN, type RotationInput } from '../../http/rotation.ts';
+import { UNCHANGED_TOKEN, type RotationInput } from '../../http/rotation.ts';
+import { rotationRetry } from '../../writes/rotation-retry.ts';
 import type { Database } from '../../store/schema.ts';
 import { safeEqual } from '../../tokens.ts';
 import { defineWrite } from '../../writes/write.ts';

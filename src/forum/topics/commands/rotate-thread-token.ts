@@ -1,6 +1,7 @@
 import { agentBlocked } from '../../../blocks/queries.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import { rotationRetry, UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { rotationRetry } from '../../../writes/rotation-retry.ts';
 import { safeEqual } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
 
