@@ -9,7 +9,7 @@ import { requestSource, requestSources } from '../http/client-source.ts';
 import { ApiError } from '../http/errors.ts';
 import { ClientMessageId, isUuid, MessageBody } from '../http/schemas.ts';
 import { validated } from '../http/validation.ts';
-import { followUp } from '../inbox/commands/append-message.ts';
+import { conversationMessage, followUp } from '../inbox/commands/append-message.ts';
 import { markSeen } from '../inbox/commands/mark-seen.ts';
 import { findConversation, findConversationByToken, listMessages, type ConversationRow } from '../inbox/queries.ts';
 import { visitorAccess } from '../inbox/visitor/auth.ts';
@@ -177,20 +177,13 @@ export class ConversationTasks implements A2ARequestHandler {
     const conversation = await this.authorized(taskId);
     const body = validated(MessageBody, { message: text });
     const { services } = this;
-    await perform(services, followUp, {
-      conversationId: conversation.id,
-      sender: {
-        role: 'visitor',
-        sources: requestSources(this.request),
-        tokenHash: conversation.token_hash,
-        verifiedOrigin: await services.signatureAgents.originOf(this.request),
-      },
-      body: body.message,
-      clientMessageId: messageId,
-      cap: services.config.conversationMaxMessages,
-      limiter: services.limiter,
-      now: services.clock.now(),
-    });
+    const sender = {
+      role: 'visitor' as const,
+      sources: requestSources(this.request),
+      tokenHash: conversation.token_hash,
+      verifiedOrigin: await services.signatureAgents.originOf(this.request),
+    };
+    await perform(services, followUp, conversationMessage(services, conversation.id, sender, { body: body.message, clientMessageId: messageId }));
     return this.read((await findConversation(services.store.db, conversation.id)) ?? conversation);
   }
 

@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, MessageBody } from '../http/schemas.ts';
 import { perform, writeStatus } from '../writes/perform.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
+import { bridgeRead, readBridge } from '../forum/bridges/commands/read-bridge.ts';
 import { listBridges, type BridgeKey } from '../forum/bridges/queries.ts';
 import { findAgent } from '../forum/peers/queries.ts';
 import { setTopicStatus } from '../forum/topics/commands/set-topic-status.ts';
@@ -50,7 +50,7 @@ async function memberBridge(app: FastifyInstance, key: BridgeKey) {
   return { threadTitle: topic.title, agentDisplayName: agent.display_name };
 }
 
-const bridgeKeyOf = (params: { thread_id: string; agent_id: string }): BridgeKey => ({ topicId: params.thread_id, agentId: params.agent_id });
+const threadBridgeKey = (params: { thread_id: string; agent_id: string }): BridgeKey => ({ topicId: params.thread_id, agentId: params.agent_id });
 
 /** In the order of the reference's published paths. */
 export const peerThreadAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -85,9 +85,9 @@ export const peerThreadAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: BY_BRIDGE,
     },
     async (request) => {
-      const key = bridgeKeyOf(request.params);
+      const key = threadBridgeKey(request.params);
       const names = await memberBridge(app, key);
-      const read = await perform(app.services, readBridge, { key, reader: 'operator', now: app.services.clock.now() });
+      const read = await perform(app.services, readBridge, bridgeRead(app.services, key, 'operator'));
       return presentOperatorPeerBridge(names, key, read.result);
     },
   );
@@ -108,7 +108,7 @@ export const peerThreadAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: BY_BRIDGE,
     },
     async (request, reply) => {
-      const key = bridgeKeyOf(request.params);
+      const key = threadBridgeKey(request.params);
       await memberBridge(app, key);
       const written = await perform(app.services, appendBridgeMessage, operatorBridgeMessage(app.services, key, request.body));
       return reply.code(writeStatus(written)).send(presentOperatorBridgeReceipt(key.topicId, written));

@@ -5,11 +5,12 @@ import { AGENT_BEARER, MessageBody, THREAD_BEARER } from '../http/schemas.ts';
 import { baseUrl } from '../http/urls.ts';
 import { perform, writeStatus } from '../writes/perform.ts';
 import { agentBridgeMessage, appendBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../forum/bridges/commands/read-bridge.ts';
+import { bridgeRead, readBridge } from '../forum/bridges/commands/read-bridge.ts';
+import { bridgeKeyOf } from '../forum/bridges/queries.ts';
 import { memberPost, postReply } from '../forum/posts/commands/post-reply.ts';
 import { closeTopic } from '../forum/topics/commands/close-topic.ts';
-import { createTopic } from '../forum/topics/commands/create-topic.ts';
-import { joinTopic } from '../forum/topics/commands/join-topic.ts';
+import { agentTopic, createTopic } from '../forum/topics/commands/create-topic.ts';
+import { agentJoin, joinTopic } from '../forum/topics/commands/join-topic.ts';
 import { leaveTopic } from '../forum/topics/commands/leave-topic.ts';
 import { threadToken } from '../forum/topics/thread-token.ts';
 import { presentTopicPage, readTopicSnapshot } from '../forum/topics/topic-page.ts';
@@ -42,7 +43,7 @@ import {
 } from './schemas.ts';
 import { absentBodyAsEmpty } from '../http/json-body.ts';
 import { authorizeAgent } from '../forum/peers/auth.ts';
-import { authorizeThread, authorizeThreadForLeaving } from '../forum/membership/auth.ts';
+import { authorizeThreadForLeaving, MEMBER_ROUTE } from '../forum/membership/auth.ts';
 
 /*
  * The reference service's peer-thread routes (CONTRACT §10 §3.6–§3.14): aliases of the forum's
@@ -74,7 +75,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { title, topic, visibility, client_thread_access_token: clientToken } = request.body;
       const thread = { category: 'general', title, summary: topic ?? '', visibility: visibility ?? 'listed' } as const;
       const token = threadToken(clientToken);
-      const created = await perform(app.services, createTopic, { agent: request.peerAgent!, topic: thread, token, limiter: app.services.limiter, now: app.services.clock.now() });
+      const created = await perform(app.services, createTopic, agentTopic(app.services, request.peerAgent!, thread, token));
       const receipt = presentPeerThreadReceipt(baseUrl(request), { ...created, result: { topicId: created.result.topicId, visibility: thread.visibility } }, token);
       return reply.code(writeStatus(created)).send(receipt);
     },
@@ -110,8 +111,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const token = threadToken(request.body?.client_thread_access_token);
-      const join = { topicId: request.params.thread_id, agentId: request.peerAgent!.id, token, limiter: app.services.limiter, now: app.services.clock.now() };
-      const joined = await perform(app.services, joinTopic, join);
+      const joined = await perform(app.services, joinTopic, agentJoin(app.services, request.params.thread_id, request.peerAgent!.id, token));
       return reply.code(writeStatus(joined)).send(presentPeerThreadReceipt(baseUrl(request), joined, token));
     },
   );
@@ -128,8 +128,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PeerThreadPageQuery,
         response: PeerThreadViewResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request) => {
       const membership = request.membership!;
@@ -155,8 +154,7 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: PeerMessageResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const membership = request.membership!;
@@ -176,12 +174,11 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ThreadParams,
         response: PeerBridgeReadResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request) => {
-      const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
-      const read = await perform(app.services, readBridge, { key, reader: 'agent', now: app.services.clock.now() });
+      const key = bridgeKeyOf(request.membership!);
+      const read = await perform(app.services, readBridge, bridgeRead(app.services, key, 'agent'));
       return presentPeerBridgeThread(key, read.result);
     },
   );
@@ -198,11 +195,10 @@ export const peerThreadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: PeerBridgeWriteResponses,
       },
-      config: BY_THREAD,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
-      const key = { topicId: request.membership!.topic_id, agentId: request.membership!.agent_id };
+      const key = bridgeKeyOf(request.membership!);
       const written = await perform(app.services, appendBridgeMessage, agentBridgeMessage(app.services, key, requestSource(request), request.body));
       return reply.code(writeStatus(written)).send(presentPeerBridgeReceipt(key.topicId, written));
     },

@@ -26,7 +26,7 @@ export function forumLinks(base: string) {
 
 /** The fields the reference's agent guide carries beside Parley's own (COMPAT §5.1). */
 export function agentGuideCompat(base: string, config: Config): Static<typeof AgentGuideCompat> {
-  const forum = forumLinks(base);
+  const { home_url: forumHome, ...forumUse } = forumLinks(base);
   return {
     participation: PEER_FACTS.participation,
     purpose: PEER_FACTS.purpose,
@@ -72,14 +72,9 @@ export function agentGuideCompat(base: string, config: Config): Static<typeof Ag
       owner_bridge: PEER_FACTS.owner_bridge,
       authority_note: PEER_FACTS.authority,
       forum: {
-        home_url: forum.home_url,
+        home_url: forumHome,
         api_url: `${base}/api/forum`,
-        categories_url: forum.categories_url,
-        topics_url: forum.topics_url,
-        create_topic: forum.create_topic,
-        join_topic: forum.join_topic,
-        reply: forum.reply,
-        moderator_announcements: forum.moderator_announcements,
+        ...forumUse,
         privacy_disclosure: PEER_FACTS.visibility,
       },
     },

@@ -12,7 +12,7 @@ export interface LobbyFacts {
 
 /** The peer guide (COMPAT §5.2), with every URL absolute from `base`; `referralId` is normalised or null. */
 export function peerGuide(base: string, lobby: LobbyFacts, referralId: string | null): Static<typeof PeerGuide> {
-  const forum = forumLinks(base);
+  const { home_url: forumHome, ...forumUse } = forumLinks(base);
   const ref = referralId === null ? '' : `?ref=${encodeURIComponent(referralId)}`;
   return {
     name: 'Parley peer guide',
@@ -41,14 +41,9 @@ export function peerGuide(base: string, lobby: LobbyFacts, referralId: string | 
     },
     forum: {
       primary_surface: true,
-      home_url: forum.home_url,
+      home_url: forumHome,
       overview_url: `${base}/api/forum`,
-      categories_url: forum.categories_url,
-      topics_url: forum.topics_url,
-      create_topic: forum.create_topic,
-      join_topic: forum.join_topic,
-      reply: forum.reply,
-      moderator_announcements: forum.moderator_announcements,
+      ...forumUse,
       visibility_disclosure: PEER_FACTS.visibility,
     },
     presence: {

@@ -2,6 +2,7 @@ import { CloneType, Type } from '@sinclair/typebox';
 import { FORUM_FACTS } from '../http/agent-facts.ts';
 import type { ErrorCode } from '../http/errors.ts';
 import {
+  BODY_ERRORS,
   described,
   HexToken,
   IdParam,
@@ -13,7 +14,8 @@ import {
   Timestamp,
   Uuid,
 } from '../http/schemas.ts';
-import { ForumMessage } from '../forum/posts/schemas.ts';
+import { BRIDGE_WRITE_ERRORS, ForumMessage, REPLY_ERRORS } from '../forum/posts/schemas.ts';
+import { CLOSE_TOPIC_ERRORS, JOIN_TOPIC_ERRORS, LEAVE_TOPIC_ERRORS } from '../forum/topics/schemas.ts';
 import { literals } from '../forum/schemas.ts';
 
 /*
@@ -200,7 +202,6 @@ export const SmokeTestRemoval = Type.Object({
   removed_threads: Type.Integer({ description: 'Their unlisted threads removed.' }),
 });
 
-const BODY_ERRORS = { 413: ['payload_too_large'], 415: ['unsupported_media_type'] } as const;
 const ADMIN_ERRORS = { 401: ['admin_token_required'], 429: ['rate_limited'] } as const;
 const written = <T extends Parameters<typeof described>[0]>(schema: T, created: string, retried: string) => ({
   201: described(schema, created),
@@ -221,15 +222,7 @@ export const CreatePeerThreadResponses = responses(
 export const PeerThreadListResponses = responses({ 200: described(PeerThreadList, 'Listed, open threads, the lobby first.') }, {});
 export const JoinPeerThreadResponses = responses(
   written(PeerThreadReceipt, 'Created: you joined (or joined again after leaving).', 'An identical retry: you are a member and sent the same client token.'),
-  errors({
-    400: ['invalid_request', 'invalid_json'],
-    401: ['agent_token_required'],
-    403: ['read_only_topic'],
-    404: ['topic_not_found'],
-    409: ['already_member', 'client_token_conflict'],
-    ...BODY_ERRORS,
-    429: ['rate_limited'],
-  }),
+  JOIN_TOPIC_ERRORS,
 );
 export const PeerThreadViewResponses = responses(
   { 200: described(PeerThreadView, 'The thread and one page of its posts.') },
@@ -237,15 +230,7 @@ export const PeerThreadViewResponses = responses(
 );
 export const PeerMessageResponses = responses(
   written(PeerMessageReceipt, 'Created: your post is in the thread.', 'An identical retry (same client_message_id and text).'),
-  errors({
-    400: ['invalid_request', 'invalid_json'],
-    401: ['thread_token_required'],
-    403: ['read_only_topic'],
-    404: ['topic_not_found'],
-    409: ['client_message_id_conflict', 'topic_closed'],
-    ...BODY_ERRORS,
-    429: ['rate_limited'],
-  }),
+  REPLY_ERRORS,
 );
 export const PeerBridgeReadResponses = responses(
   { 200: described(PeerBridgeThread, 'Your private channel with the operator; the operator\'s messages are now marked seen.') },
@@ -253,22 +238,15 @@ export const PeerBridgeReadResponses = responses(
 );
 export const PeerBridgeWriteResponses = responses(
   written(PeerBridgeReceipt, 'Created: your message reached the operator (who is alerted); nobody else sees it.', 'An identical retry: the same client_message_id and text; nothing new was stored.'),
-  errors({
-    400: ['invalid_request', 'invalid_json'],
-    401: ['thread_token_required'],
-    404: ['topic_not_found'],
-    409: ['client_message_id_conflict'],
-    ...BODY_ERRORS,
-    429: ['rate_limited'],
-  }),
+  BRIDGE_WRITE_ERRORS,
 );
 export const PeerLeaveResponses = responses(
   { 200: described(PeerLeaveReceipt, 'Left (or already left).') },
-  errors({ 400: ['invalid_request', 'invalid_json'], 401: ['thread_token_required'], 404: ['topic_not_found'], ...BODY_ERRORS }),
+  LEAVE_TOPIC_ERRORS,
 );
 export const PeerCloseResponses = responses(
   { 200: described(PeerCloseReceipt, 'Closed (or closed already).') },
-  errors({ 400: ['invalid_request', 'invalid_json'], 401: ['agent_token_required'], 403: ['forbidden'], 404: ['topic_not_found'], ...BODY_ERRORS }),
+  CLOSE_TOPIC_ERRORS,
 );
 export const PeerBridgeListResponses = responses({ 200: PeerBridgeList }, errors(ADMIN_ERRORS));
 export const OperatorPeerBridgeResponses = responses(

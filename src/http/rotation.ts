@@ -37,8 +37,5 @@ export interface RotationInput {
   now: number;
 }
 
-/** The errors every rotation's retry key answers: another request already used the client-made token. */
-export const ROTATION_RETRY_ERRORS = { conflict: 'client_token_conflict', taken: 'client_token_conflict' } as const;
-
 /** The refusal of a rotation to the token already in use. */
 export const UNCHANGED_TOKEN = { code: 'invalid_request', field: 'client_access_token', message: 'The new token must differ from the one you send.' } as const;

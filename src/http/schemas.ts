@@ -193,6 +193,9 @@ export function responses(success: Record<number, TSchema>, errors: ErrorRespons
   return { ...Object.fromEntries(byStatus.map(([status, codes]) => [status, errorResponse(codes)])), ...success };
 }
 
+/** What a route that reads a JSON body answers besides its own errors. */
+export const BODY_ERRORS = { 413: ['payload_too_large'], 415: ['unsupported_media_type'] } as const satisfies ErrorResponses;
+
 /** What a route that may ask for proof of work (CHALLENGE_MODE) answers besides its own errors. */
 export const CHALLENGE_ERRORS = { 428: ['challenge_required'] } as const satisfies ErrorResponses;
 
@@ -218,6 +221,10 @@ export const CONVERSATION_BEARER = [{ conversationBearer: [] }];
 export const ADMIN_BEARER = [{ adminBearer: [] }];
 /** What the administrator check (requireAdmin) answers besides a route's own errors. */
 export const ADMIN_AUTH_ERRORS = [401, 429];
+/** What the operator's message to a thread (a reply, a note, a post) answers besides its receipt. */
+export const OPERATOR_MESSAGE_ERRORS = [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS];
+/** The operator's message made safe to retry by its client_message_id: 201 written, 200 an identical retry. */
+export const operatorMessageResponses = (receipt: TSchema) => responses({ 200: receipt, 201: receipt }, OPERATOR_MESSAGE_ERRORS);
 export const AGENT_BEARER = [{ agentBearer: [] }];
 export const THREAD_BEARER = [{ threadBearer: [] }];
 

@@ -16,13 +16,8 @@ export interface ThreadAction {
   danger?: boolean;
 }
 
-export interface LinkPageView {
-  style: string;
-  /** The form's target: the page's own path. */
-  formPath: string;
-  formToken: string;
-  /** A fresh client_message_id per page: the same form sent twice is one reply. */
-  nonce: string;
+/** What the link page shows of a thread (read by readThreadView). */
+export interface ThreadView {
   heading: string;
   subheading: string;
   messages: ShownMessage[];
@@ -31,6 +26,15 @@ export interface LinkPageView {
   actions: ThreadAction[];
   /** Whether the page offers Block (a conversation; an owner bridge's agent is blocked from the console). */
   blockable: boolean;
+}
+
+export interface LinkPageView extends ThreadView {
+  style: string;
+  /** The form's target: the page's own path. */
+  formPath: string;
+  formToken: string;
+  /** A fresh client_message_id per page: the same form sent twice is one reply. */
+  nonce: string;
   notice?: { text: string; error: boolean };
   draft?: string;
   expiresAt: number;

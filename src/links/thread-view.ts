@@ -3,20 +3,10 @@ import { findBridge, listBridgeMessages } from '../forum/bridges/queries.ts';
 import { UNTIL_LIFTED } from '../blocks/queries.ts';
 import { findConversation, listMessages } from '../inbox/queries.ts';
 import type { Database } from '../store/schema.ts';
-import { conversationActions, type ShownMessage, type ThreadAction } from './page-view.ts';
+import { conversationActions, type ThreadView } from './page-view.ts';
 import type { Thread } from './threads.ts';
 
 type Db = Kysely<Database>;
-
-/** What the link page shows of a thread, read in two indexed queries; undefined when the thread is gone. */
-export interface ThreadView {
-  heading: string;
-  subheading: string;
-  messages: ShownMessage[];
-  canReply: boolean;
-  actions: ThreadAction[];
-  blockable: boolean;
-}
 
 const counted = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
@@ -28,6 +18,7 @@ function blockNote(blockedUntil: number | null, now: number): string {
   return blockedUntil === UNTIL_LIFTED ? ' · Blocked until lifted' : ` · Blocked until ${new Date(blockedUntil).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** What the link page shows of a thread, read in two indexed queries; undefined when the thread is gone. */
 export async function readThreadView(db: Db, thread: Thread, now: number): Promise<ThreadView | undefined> {
   if (thread.kind === 'conversation') {
     const conversation = await findConversation(db, thread.conversationId);

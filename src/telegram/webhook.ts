@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { callBotApi, type BotTarget } from '../alerts/bot-api.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../forum/bridges/commands/append-bridge-message.ts';
-import { operatorReply } from '../inbox/commands/append-message.ts';
+import { conversationMessage, operatorReply } from '../inbox/commands/append-message.ts';
 import { setStatus } from '../inbox/commands/set-status.ts';
 import { ApiError } from '../http/errors.ts';
 import { OUTBOUND_TIMEOUT_MS } from '../http/post-json.ts';
@@ -54,8 +54,7 @@ export const registerTelegramWebhook: FastifyPluginAsync = async (app) => {
     }
     const clientMessageId = `telegram-${updateId}`;
     if (target.kind === 'conversation') {
-      const input = { conversationId: target.conversationId, sender: { role: 'admin' as const }, body: answer.text, clientMessageId, cap: config.conversationMaxMessages, limiter: app.services.limiter, now: clock.now() };
-      await perform(app.services, operatorReply, input);
+      await perform(app.services, operatorReply, conversationMessage(app.services, target.conversationId, { role: 'admin' }, { body: answer.text, clientMessageId }));
     } else {
       const key = { topicId: target.topicId, agentId: target.agentId };
       await perform(app.services, appendBridgeMessage, operatorBridgeMessage(app.services, key, { message: answer.text, client_message_id: clientMessageId }));

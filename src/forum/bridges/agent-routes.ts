@@ -8,16 +8,16 @@ import { presentPostReceipt } from '../posts/presenters.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { BridgeWriteResponses } from '../posts/schemas.ts';
 import { agentBridgeMessage, appendBridgeMessage } from './commands/append-bridge-message.ts';
-import { readBridge } from './commands/read-bridge.ts';
+import { bridgeRead, readBridge } from './commands/read-bridge.ts';
+import { bridgeKeyOf } from './queries.ts';
 import { presentBridgeThread } from './presenters.ts';
 import { BridgeReadResponses } from './schemas.ts';
 import { TopicParams } from '../schemas.ts';
-import { authorizeThread } from '../membership/auth.ts';
+import { authorizeThread, MEMBER_ROUTE } from '../membership/auth.ts';
 
 /* The owner bridge (CONTRACT §6.5): one participant of one topic and the operator, never part of the topic. */
 
 const TAGS = ['forum agents'];
-const BY_TOPIC = { notFoundCode: 'topic_not_found' } as const;
 
 /** A member reads and writes its bridge with the topic's thread token. */
 export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -37,15 +37,13 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: ConditionalHeaders,
         response: BridgeReadResponses,
       },
-      config: BY_TOPIC,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
-      const membership = request.membership!;
-      const key = { topicId: membership.topic_id, agentId: membership.agent_id };
+      const key = bridgeKeyOf(request.membership!);
       // The tag names the body: the channel has no revision of its own.
       const read = async () => {
-        const messages = (await perform(app.services, readBridge, { key, reader: 'agent', now: app.services.clock.now() })).result;
+        const messages = (await perform(app.services, readBridge, bridgeRead(app.services, key, 'agent'))).result;
         return reply.serialize(presentBridgeThread(key, messages)) as string;
       };
       // A member who left while the read was held reads no more.
@@ -71,12 +69,10 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: BridgeWriteResponses,
       },
-      config: BY_TOPIC,
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
-      const membership = request.membership!;
-      const key = { topicId: membership.topic_id, agentId: membership.agent_id };
+      const key = bridgeKeyOf(request.membership!);
       const written = await perform(app.services, appendBridgeMessage, agentBridgeMessage(app.services, key, requestSource(request), request.body));
       return reply.code(writeStatus(written)).send(presentPostReceipt(key.topicId, written.result.messageId, written.duplicate));
     },

@@ -13,6 +13,11 @@ export interface BridgeKey {
   agentId: string;
 }
 
+/** The bridge of a membership, or of a route's topic_id and agent_id. */
+export function bridgeKeyOf(ids: { topic_id: string; agent_id: string }): BridgeKey {
+  return { topicId: ids.topic_id, agentId: ids.agent_id };
+}
+
 export function findBridgeMessageByClientId(db: Db, key: BridgeKey, role: BridgeRole, clientMessageId: string) {
   return db
     .selectFrom('owner_bridge_messages')

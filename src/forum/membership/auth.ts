@@ -42,6 +42,9 @@ export async function authorizeThread(request: FastifyRequest): Promise<void> {
   request.membership = membership;
 }
 
+/** The options of a route a member calls with its thread token: an id that is no UUID is an unknown topic too. */
+export const MEMBER_ROUTE = { config: { notFoundCode: 'topic_not_found' }, preValidation: authorizeThread } as const;
+
 /** As authorizeThread, but a membership that already left is accepted: leaving again is a retry. */
 export async function authorizeThreadForLeaving(request: FastifyRequest): Promise<void> {
   request.membership = await membershipOf(request, pathTopicId(request));

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { appendBridgeMessage, operatorBridgeMessage } from '../bridges/commands/append-bridge-message.ts';
-import { readBridge } from '../bridges/commands/read-bridge.ts';
+import { bridgeRead, readBridge } from '../bridges/commands/read-bridge.ts';
 import { presentBridgeList, presentBridgeThread } from '../bridges/presenters.ts';
-import { findBridge, listBridges } from '../bridges/queries.ts';
+import { bridgeKeyOf, findBridge, listBridges } from '../bridges/queries.ts';
 import { BridgeList, BridgeParams, BridgeThread } from '../bridges/schemas.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
 import { PostReceipt } from '../posts/schemas.ts';
@@ -44,9 +44,9 @@ export const bridgeModerationRoutes: FastifyPluginAsyncTypebox = async (app) => 
       config: BY_BRIDGE,
     },
     async (request) => {
-      const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
+      const key = bridgeKeyOf(request.params);
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
-      const read = await perform(app.services, readBridge, { key, reader: 'operator', now: app.services.clock.now() });
+      const read = await perform(app.services, readBridge, bridgeRead(app.services, key, 'operator'));
       return presentBridgeThread(key, read.result);
     },
   );
@@ -61,12 +61,12 @@ export const bridgeModerationRoutes: FastifyPluginAsyncTypebox = async (app) => 
         security: ADMIN_BEARER,
         params: BridgeParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: operatorMessageResponses(PostReceipt),
       },
       config: BY_BRIDGE,
     },
     async (request, reply) => {
-      const key = { topicId: request.params.topic_id, agentId: request.params.agent_id };
+      const key = bridgeKeyOf(request.params);
       if (!(await findBridge(store.db, key))) throw new ApiError('bridge_not_found');
       const written = await perform(app.services, appendBridgeMessage, operatorBridgeMessage(app.services, key, request.body));
       return reply.code(writeStatus(written)).send(presentPostReceipt(key.topicId, written.result.messageId, written.duplicate));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
 import { baseUrl } from '../../http/urls.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { moderatorPost, postReply } from '../posts/commands/post-reply.ts';
 import { presentPostReceipt } from '../posts/presenters.ts';
@@ -116,7 +116,7 @@ export const topicModerationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: TopicParams,
         body: MessageBody,
-        response: responses({ 200: PostReceipt, 201: PostReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: operatorMessageResponses(PostReceipt),
       },
       config: BY_TOPIC,
     },

@@ -5,7 +5,7 @@ import { memberPost, postReply } from './commands/post-reply.ts';
 import { presentPostReceipt } from './presenters.ts';
 import { REPLY_DESCRIPTION, ReplyResponses } from './schemas.ts';
 import { TopicParams } from '../schemas.ts';
-import { authorizeThread } from '../membership/auth.ts';
+import { MEMBER_ROUTE } from '../membership/auth.ts';
 
 /** A member's reply (CONTRACT §6.3), with the topic's thread token. */
 export const postRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,8 +21,7 @@ export const postRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: MessageBody,
         response: ReplyResponses,
       },
-      config: { notFoundCode: 'topic_not_found' },
-      preValidation: authorizeThread,
+      ...MEMBER_ROUTE,
     },
     async (request, reply) => {
       const membership = request.membership!;

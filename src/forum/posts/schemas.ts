@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FORUM_FACTS } from '../../http/agent-facts.ts';
 import type { ErrorCode } from '../../http/errors.ts';
-import { described, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
+import { BODY_ERRORS, described, type ErrorResponses, responses, Timestamp, Uuid, idParams } from '../../http/schemas.ts';
 import { AgentVerifiedOrigin, literals } from '../schemas.ts';
 
 export const ForumMessage = Type.Object({
@@ -21,28 +21,32 @@ export const PostReceipt = Type.Object({
   duplicate: Type.Boolean({ description: 'true: an identical retry (same client_message_id and text); nothing new was stored.' }),
 }, { title: 'PostReceipt' });
 
-const messageWriteResponses = (written: string, conflicts: ErrorCode[], forbidden: ErrorCode[]) =>
+/** The errors of a member's message written with a thread token (a post, or one to the owner bridge), on any family's route. */
+const messageWriteErrors = (conflicts: ErrorCode[], forbidden: ErrorCode[]): ErrorResponses => ({
+  400: ['invalid_request', 'invalid_json'],
+  401: ['thread_token_required'],
+  ...(forbidden.length > 0 ? { 403: forbidden } : {}),
+  404: ['topic_not_found'],
+  409: ['client_message_id_conflict', ...conflicts],
+  ...BODY_ERRORS,
+  429: ['rate_limited'],
+});
+export const REPLY_ERRORS = messageWriteErrors(['topic_closed'], ['read_only_topic']);
+export const BRIDGE_WRITE_ERRORS = messageWriteErrors([], []);
+
+const messageWriteResponses = (written: string, errors: ErrorResponses) =>
   responses(
     {
       201: described(PostReceipt, written),
       200: described(PostReceipt, 'An identical retry (the same client_message_id and text): the earlier message, stored once; the client_message_id rules are on the field.'),
     },
-    {
-      400: ['invalid_request', 'invalid_json'],
-      401: ['thread_token_required'],
-      ...(forbidden.length > 0 ? { 403: forbidden } : {}),
-      404: ['topic_not_found'],
-      409: ['client_message_id_conflict', ...conflicts],
-      413: ['payload_too_large'],
-      415: ['unsupported_media_type'],
-      429: ['rate_limited'],
-    },
+    errors,
   );
 
 export const REPLY_DESCRIPTION = 'Send the thread token of the topic (from its create or join receipt), not the peer-agent token. A client_message_id makes the post safe to retry (its rules are on the field).';
 
-export const ReplyResponses = messageWriteResponses('Created: your post is in the topic.', ['topic_closed'], ['read_only_topic']);
-export const BridgeWriteResponses = messageWriteResponses('Created: your message reached the operator (who is alerted); nobody else sees it.', [], []);
+export const ReplyResponses = messageWriteResponses('Created: your post is in the topic.', REPLY_ERRORS);
+export const BridgeWriteResponses = messageWriteResponses('Created: your message reached the operator (who is alerted); nobody else sees it.', BRIDGE_WRITE_ERRORS);
 
 export const MessageParams = idParams('message_id');
 export const HideChange = Type.Object({ hidden: Type.Boolean() });

@@ -3,8 +3,8 @@ import { AGENT_BEARER, THREAD_BEARER } from '../../http/schemas.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
 import { closeTopic } from './commands/close-topic.ts';
-import { categorySlug, createTopic } from './commands/create-topic.ts';
-import { joinTopic } from './commands/join-topic.ts';
+import { agentTopic, categorySlug, createTopic } from './commands/create-topic.ts';
+import { agentJoin, joinTopic } from './commands/join-topic.ts';
 import { leaveTopic } from './commands/leave-topic.ts';
 import { threadToken } from './thread-token.ts';
 import { presentLeaveReceipt, presentStatusReceipt, presentThreadReceipt } from './presenters.ts';
@@ -49,7 +49,7 @@ export const topicJoiningRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const topic = { ...request.body, category: categorySlug(request.body.category) };
       const token = threadToken(request.body.client_thread_access_token);
-      const created = await perform(app.services, createTopic, { agent: request.peerAgent!, topic, token, limiter: app.services.limiter, now: app.services.clock.now() });
+      const created = await perform(app.services, createTopic, agentTopic(app.services, request.peerAgent!, topic, token));
       const receipt = presentThreadReceipt(baseUrl(request), { topicId: created.result.topicId, visibility: topic.visibility ?? 'listed' }, token, created.duplicate);
       return reply.code(writeStatus(created)).send(receipt);
     },
@@ -73,8 +73,7 @@ export const topicJoiningRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const token = threadToken(request.body?.client_thread_access_token);
-      const join = { topicId: request.params.topic_id, agentId: request.peerAgent!.id, token, limiter: app.services.limiter, now: app.services.clock.now() };
-      const joined = await perform(app.services, joinTopic, join);
+      const joined = await perform(app.services, joinTopic, agentJoin(app.services, request.params.topic_id, request.peerAgent!.id, token));
       return reply.code(writeStatus(joined)).send(presentThreadReceipt(baseUrl(request), joined.result, token, joined.duplicate));
     },
   );

@@ -1,8 +1,10 @@
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FORUM_FACTS, REGISTRATION_MODES } from '../../http/agent-facts.ts';
 import {
+  BODY_ERRORS,
   ClientMessageId,
   described,
+  type ErrorResponses,
   HexToken,
   IdParam,
   MessageText,
@@ -219,7 +221,24 @@ export const TopicPageResponses = responses(conditional(TopicPage, 'The topic an
   404: ['topic_not_found'],
 });
 
-const BODY_ERRORS = { 413: ['payload_too_large'], 415: ['unsupported_media_type'] } as const;
+/* The errors of joining, leaving and closing a topic, whichever family's route does it (src/compat too). */
+export const JOIN_TOPIC_ERRORS = {
+  400: ['invalid_request', 'invalid_json'],
+  401: ['agent_token_required'],
+  403: ['read_only_topic'],
+  404: ['topic_not_found'],
+  409: ['already_member', 'client_token_conflict'],
+  ...BODY_ERRORS,
+  429: ['rate_limited'],
+} as const satisfies ErrorResponses;
+export const LEAVE_TOPIC_ERRORS = { 400: ['invalid_request', 'invalid_json'], 401: ['thread_token_required'], 404: ['topic_not_found'], ...BODY_ERRORS } as const satisfies ErrorResponses;
+export const CLOSE_TOPIC_ERRORS = {
+  400: ['invalid_request', 'invalid_json'],
+  401: ['agent_token_required'],
+  403: ['forbidden'],
+  404: ['topic_not_found'],
+  ...BODY_ERRORS,
+} as const satisfies ErrorResponses;
 
 export const CreateTopicResponses = responses(
   {
@@ -241,23 +260,15 @@ export const JoinTopicResponses = responses(
     201: described(ThreadReceipt, 'Created: you joined (or joined again after leaving); the receipt holds the thread token to post with.'),
     200: described(ThreadReceipt, 'An identical retry (you are already a member and sent the same client_thread_access_token): the same membership and token.'),
   },
-  {
-    400: ['invalid_request', 'invalid_json'],
-    401: ['agent_token_required'],
-    403: ['read_only_topic'],
-    404: ['topic_not_found'],
-    409: ['already_member', 'client_token_conflict'],
-    ...BODY_ERRORS,
-    429: ['rate_limited'],
-  },
+  JOIN_TOPIC_ERRORS,
 );
 
 export const LeaveTopicResponses = responses(
   { 200: described(LeaveReceipt, 'Left (or already left): the thread token reads and posts nothing now; you may join again.') },
-  { 400: ['invalid_request', 'invalid_json'], 401: ['thread_token_required'], 404: ['topic_not_found'], ...BODY_ERRORS },
+  LEAVE_TOPIC_ERRORS,
 );
 
 export const CloseTopicResponses = responses(
   { 200: described(StatusReceipt, 'Closed: the topic takes no more joins or posts; its history stays readable.') },
-  { 400: ['invalid_request', 'invalid_json'], 401: ['agent_token_required'], 403: ['forbidden'], 404: ['topic_not_found'], ...BODY_ERRORS },
+  CLOSE_TOPIC_ERRORS,
 );

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { conversationThread } from '../../alerts/alerts.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
 import type { Limiter } from '../../limits/limiter.ts';
 import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
@@ -34,6 +36,18 @@ export interface NewMessage {
   cap: number;
   limiter: Limiter;
   now: number;
+}
+
+type Messaging = { config: Pick<Config, 'conversationMaxMessages'>; limiter: Limiter; clock: Clock };
+
+/** A message in a conversation, by either side, under the configured cap and at the time now. */
+export function conversationMessage(
+  { config, limiter, clock }: Messaging,
+  conversationId: string,
+  sender: Sender,
+  message: { body: string; clientMessageId: string | null },
+): NewMessage {
+  return { conversationId, sender, ...message, cap: config.conversationMaxMessages, limiter, now: clock.now() };
 }
 
 /** Why a message was not written: the conversation is at its cap, not open, or gone; or its visitor's token was revoked, or a block holds. */

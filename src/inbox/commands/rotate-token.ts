@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../http/rotation.ts';
+import { UNCHANGED_TOKEN, type RotationInput } from '../../http/rotation.ts';
+import { rotationRetry } from '../../writes/rotation-retry.ts';
 import type { Database } from '../../store/schema.ts';
 import { safeEqual } from '../../tokens.ts';
 import { defineWrite } from '../../writes/write.ts';
@@ -17,15 +18,11 @@ type ConversationRotation = RotationInput & { conversationId: string };
  */
 export const rotateConversationToken = defineWrite({
   name: 'conversation token rotation',
-  retry: {
-    async find(db, input: ConversationRotation) {
-      if (!input.clientSupplied) return undefined;
-      const row = await credentialOf(db, input.conversationId);
-      if (!row?.previous_token_hash || !safeEqual(input.presentedHash, row.previous_token_hash)) return undefined;
-      return safeEqual(input.newHash, row.token_hash) ? { kind: 'same', result: { conversationId: input.conversationId } } : undefined;
-    },
-    ...ROTATION_RETRY_ERRORS,
-  },
+  retry: rotationRetry(async (db, input: ConversationRotation) => {
+    const row = await credentialOf(db, input.conversationId);
+    if (!row?.previous_token_hash || !safeEqual(input.presentedHash, row.previous_token_hash)) return undefined;
+    return { tokenHash: row.token_hash, result: { conversationId: input.conversationId } };
+  }),
   async run(trx, input: ConversationRotation, refuse) {
     const row = await credentialOf(trx, input.conversationId);
     if (!row || !safeEqual(input.presentedHash, row.token_hash)) return refuse('missing');

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { decodeCursor } from '../../http/cursor.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, responses } from '../../http/schemas.ts';
+import { ADMIN_AUTH_ERRORS, ADMIN_BEARER, MessageBody, messageInput, OPERATOR_MESSAGE_ERRORS, operatorMessageResponses, responses } from '../../http/schemas.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
-import { operatorReply } from '../commands/append-message.ts';
+import { conversationMessage, operatorReply } from '../commands/append-message.ts';
 import { deleteConversation } from '../commands/delete-conversation.ts';
 import { markSeen } from '../commands/mark-seen.ts';
 import { addNote } from '../commands/add-note.ts';
@@ -48,7 +48,7 @@ const notFound = () => new ApiError('conversation_not_found');
 
 /** /api/admin/conversations: the list, and one conversation's read, reply, status, review and deletion. */
 export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config } = app.services;
+  const { store, clock, config } = app.services;
   // Pages under the store's change counter and their query: polling an unchanged inbox reads one counter.
   const listCache = new BodyCache<Buffer>();
   const nextWake = nextWakeMemo(store.db);
@@ -162,20 +162,13 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: MessageBody,
-        response: responses({ 200: ReplyReceipt, 201: ReplyReceipt }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: operatorMessageResponses(ReplyReceipt),
       },
       config: BY_ID,
     },
     async (request, reply) => {
       const conversationId = request.params.conversation_id;
-      const posted = await perform(app.services, operatorReply, {
-        conversationId,
-        sender: { role: 'admin' },
-        ...messageInput(request.body),
-        cap: config.conversationMaxMessages,
-        limiter,
-        now: clock.now(),
-      });
+      const posted = await perform(app.services, operatorReply, conversationMessage(app.services, conversationId, { role: 'admin' }, messageInput(request.body)));
       return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
     },
   );
@@ -255,7 +248,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: ADMIN_BEARER,
         params: ConversationIdParams,
         body: NoteBody,
-        response: responses({ 201: NoteRecord }, [400, 404, 409, 413, 415, ...ADMIN_AUTH_ERRORS]),
+        response: responses({ 201: NoteRecord }, OPERATOR_MESSAGE_ERRORS),
       },
       config: BY_ID,
     },

@@ -10,7 +10,7 @@ import { holdWhileCurrent } from '../../live/long-poll.ts';
 import { BodyCache, encodedBody } from '../../http/body-cache.ts';
 import { baseUrl } from '../../http/urls.ts';
 import { perform, writeStatus } from '../../writes/perform.ts';
-import { followUp } from '../commands/append-message.ts';
+import { conversationMessage, followUp } from '../commands/append-message.ts';
 import { createConversation } from '../commands/create-conversation.ts';
 import { rotateConversationToken } from '../commands/rotate-token.ts';
 import { ROTATION_DESCRIPTION, RotationBody } from '../../http/rotation.ts';
@@ -44,7 +44,7 @@ async function checkPresented(request: FastifyRequest): Promise<void> {
 
 /** The visitor side of the inbox (CONTRACT §3): creation, then everything behind the conversation token. */
 export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, limiter, clock, config, live, replyTimes } = app.services;
+  const { store, clock, live, replyTimes } = app.services;
   app.decorateRequest('conversation', null);
   app.decorateRequest('conversationId', null);
   app.decorateRequest('conversationTokenHash', null);
@@ -134,19 +134,13 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const conversationId = request.conversationId!;
-      const posted = await perform(app.services, followUp, {
-        conversationId,
-        sender: {
-          role: 'visitor',
-          sources: requestSources(request),
-          tokenHash: request.conversationTokenHash!,
-          verifiedOrigin: await app.services.signatureAgents.originOf(request),
-        },
-        ...messageInput(request.body),
-        cap: config.conversationMaxMessages,
-        limiter,
-        now: clock.now(),
-      });
+      const sender = {
+        role: 'visitor' as const,
+        sources: requestSources(request),
+        tokenHash: request.conversationTokenHash!,
+        verifiedOrigin: await app.services.signatureAgents.originOf(request),
+      };
+      const posted = await perform(app.services, followUp, conversationMessage(app.services, conversationId, sender, messageInput(request.body)));
       return reply.code(writeStatus(posted)).send(presentReplyReceipt(conversationId, posted.result.messageId, posted.duplicate));
     },
   );

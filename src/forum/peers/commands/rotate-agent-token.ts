@@ -1,6 +1,7 @@
 import { agentBlocked } from '../../../blocks/queries.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { rotationRetry } from '../../../writes/rotation-retry.ts';
 import { safeEqual } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
 
@@ -14,19 +15,15 @@ type AgentRotation = RotationInput & { sources: Sources };
  */
 export const rotateAgentToken = defineWrite({
   name: 'agent token rotation',
-  retry: {
-    async find(db, input: AgentRotation) {
-      if (!input.clientSupplied) return undefined;
-      const row = await db
-        .selectFrom('peer_agents')
-        .select(['id', 'token_hash', 'revoked_at', 'token_revoked_at'])
-        .where('previous_token_hash', '=', input.presentedHash)
-        .executeTakeFirst();
-      if (!row || row.revoked_at !== null || row.token_revoked_at !== null || !safeEqual(row.token_hash, input.newHash)) return undefined;
-      return { kind: 'same', result: { agentId: row.id } };
-    },
-    ...ROTATION_RETRY_ERRORS,
-  },
+  retry: rotationRetry(async (db, input: AgentRotation) => {
+    const row = await db
+      .selectFrom('peer_agents')
+      .select(['id', 'token_hash', 'revoked_at', 'token_revoked_at'])
+      .where('previous_token_hash', '=', input.presentedHash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null || row.token_revoked_at !== null) return undefined;
+    return { tokenHash: row.token_hash, result: { agentId: row.id } };
+  }),
   async run(trx, input: AgentRotation, refuse) {
     const agent = await trx
       .selectFrom('peer_agents')

@@ -1,3 +1,4 @@
+import type { Clock } from '../../../clock.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
 import { newId, sha256 } from '../../../tokens.ts';
 import { defineWrite, type WriteError } from '../../../writes/write.ts';
@@ -15,6 +16,16 @@ export interface CreateTopicInput {
   token: ThreadToken;
   limiter: Limiter;
   now: number;
+}
+
+/** An agent's new topic, as both route families take it (/api/forum/topics and the reference's /api/peer-threads). */
+export function agentTopic(
+  { limiter, clock }: { limiter: Limiter; clock: Clock },
+  agent: CreateTopicInput['agent'],
+  topic: CreateTopicInput['topic'],
+  token: ThreadToken,
+): CreateTopicInput {
+  return { agent, topic, token, limiter, now: clock.now() };
 }
 
 /** R2: the slug trimmed (as every body field) and lowercased; empty or absent is general. */

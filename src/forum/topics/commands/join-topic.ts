@@ -1,3 +1,4 @@
+import type { Clock } from '../../../clock.ts';
 import type { Limiter } from '../../../limits/limiter.ts';
 import { topicKey } from '../../../live/hub.ts';
 import { defineWrite } from '../../../writes/write.ts';
@@ -12,6 +13,11 @@ export interface JoinTopicInput {
   token: ThreadToken;
   limiter: Limiter;
   now: number;
+}
+
+/** An agent's join, as both route families take it (/api/forum/topics/{id}/join and the reference's /api/peer-threads/{id}/join). */
+export function agentJoin({ limiter, clock }: { limiter: Limiter; clock: Clock }, topicId: string, agentId: string, token: ThreadToken): JoinTopicInput {
+  return { topicId, agentId, token, limiter, now: clock.now() };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { agentBlocked } from '../../../blocks/queries.ts';
 import type { Sources } from '../../../http/client-source.ts';
-import { ROTATION_RETRY_ERRORS, UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { UNCHANGED_TOKEN, type RotationInput } from '../../../http/rotation.ts';
+import { rotationRetry } from '../../../writes/rotation-retry.ts';
 import { safeEqual } from '../../../tokens.ts';
 import { defineWrite } from '../../../writes/write.ts';
 
@@ -12,20 +13,16 @@ type ThreadRotation = RotationInput & { topicId: string; sources: Sources };
  */
 export const rotateThreadToken = defineWrite({
   name: 'thread token rotation',
-  retry: {
-    async find(db, input: ThreadRotation) {
-      if (!input.clientSupplied) return undefined;
-      const row = await db
-        .selectFrom('forum_members')
-        .select(['token_hash', 'status'])
-        .where('previous_token_hash', '=', input.presentedHash)
-        .where('topic_id', '=', input.topicId)
-        .executeTakeFirst();
-      if (!row || row.status !== 'active' || !safeEqual(row.token_hash, input.newHash)) return undefined;
-      return { kind: 'same', result: { topicId: input.topicId } };
-    },
-    ...ROTATION_RETRY_ERRORS,
-  },
+  retry: rotationRetry(async (db, input: ThreadRotation) => {
+    const row = await db
+      .selectFrom('forum_members')
+      .select(['token_hash', 'status'])
+      .where('previous_token_hash', '=', input.presentedHash)
+      .where('topic_id', '=', input.topicId)
+      .executeTakeFirst();
+    if (!row || row.status !== 'active') return undefined;
+    return { tokenHash: row.token_hash, result: { topicId: input.topicId } };
+  }),
   async run(trx, input: ThreadRotation, refuse) {
     const member = await trx
       .selectFrom('forum_members')
