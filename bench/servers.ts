@@ -85,9 +85,13 @@ function parleyEnv(deployment: Deployment, port: number): Record<string, string>
 
 export type ParleyServer = Server & { adminToken: string; maxMessages: number };
 
-export async function startParley(name: string, deployment: Deployment, options: { seeded?: boolean; cpu?: number | undefined } = {}): Promise<ParleyServer> {
+export async function startParley(
+  name: string,
+  deployment: Deployment,
+  options: { seeded?: boolean; cpu?: number | undefined; env?: Record<string, string> } = {},
+): Promise<ParleyServer> {
   const port = await freePort();
-  const env = parleyEnv(deployment, port);
+  const env = { ...parleyEnv(deployment, port), ...options.env };
   const server = await startServer({
     name,
     args: [BUILT_PARLEY, 'serve'],
