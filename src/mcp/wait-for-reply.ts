@@ -132,7 +132,7 @@ async function readAsVisitor(args: ToolArguments, context: ToolContext): Promise
     const token = typeof args.access_token === 'string' ? bearerOf(`Bearer ${args.access_token}`) : undefined;
     const row = await visitorReads.authorized(token, id.toLowerCase());
     // A client gone marks nothing seen: the error handler's answer to a request whose client left.
-    if (context.signal.aborted) throw new ApiError('invalid_request');
+    if (context.response.closed) throw new ApiError('invalid_request');
     return { conversation: (await visitorReads.view(row, replyTimes.typicalSeconds())).document };
   } catch (error) {
     return { refused: apiErrorResult(answerableError(error as FastifyError, context.request)) };
@@ -177,7 +177,7 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const left = deadline - performance.now();
-      const short = left < SHORTEST_WAIT_MS || context.signal.aborted;
+      const short = left < SHORTEST_WAIT_MS || context.response.closed;
       const leaving = new Leaving(context.response);
       const waiting = short ? undefined : beginWait(live, key, left, context.request, context.response, leaving);
       let decided: Awaited<ReturnType<typeof readRound>>;
