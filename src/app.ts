@@ -27,6 +27,7 @@ import { registerBlocks } from './blocks/routes.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
 import { readInboxTotals } from './inbox/overview-counters.ts';
 import { registerVisitorInbox } from './inbox/visitor/routes.ts';
+import { VisitorReads } from './inbox/visitor/visitor-read.ts';
 import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import { ActionLinks } from './links/action-links.ts';
@@ -81,7 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock, options.liveTimers);
-  const services: Services = {
+  const shared: Omit<Services, 'visitorReads'> = {
     config: options.config,
     store: options.store,
     clock,
@@ -95,6 +96,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     signatureAgents: new SignatureAgents(options.config.botAuth, clock),
     replyTimes: new FirstReplyTimes(options.store.db, clock),
   };
+  // The same object: the reads see the change sink set below.
+  const services: Services = Object.assign(shared, { visitorReads: new VisitorReads(shared) });
   app.decorate('services', services);
   app.addHook('onReady', () => services.replyTimes.refresh());
   // A stopping server answers its held reads now rather than at the end of their wait.

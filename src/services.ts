@@ -4,6 +4,7 @@ import type { Challenges } from './challenges/challenges.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { FirstReplyTimes } from './inbox/first-reply-times.ts';
+import type { VisitorReads } from './inbox/visitor/visitor-read.ts';
 import type { ActionLinks } from './links/action-links.ts';
 import type { Limiter } from './limits/limiter.ts';
 import type { ChangeHub } from './live/hub.ts';
@@ -30,6 +31,8 @@ export interface Services {
   signatureAgents: SignatureAgents;
   /** The operator's typical first-reply time, computed away from requests (issue #30). */
   replyTimes: FirstReplyTimes;
+  /** The visitor's read of a conversation, for its route and the MCP wait. */
+  visitorReads: VisitorReads;
 }
 
 declare module 'fastify' {

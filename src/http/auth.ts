@@ -11,7 +11,11 @@ export const isWrite = (request: FastifyRequest): boolean => request.method !== 
 
 /** The credential of `Authorization: Bearer <token>` (scheme word case-insensitive), or undefined. */
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
+  return bearerOf(request.headers.authorization);
+}
+
+/** The credential of an Authorization header's value, as bearerToken reads it. */
+export function bearerOf(header: unknown): string | undefined {
   if (typeof header !== 'string') return undefined;
   return BEARER.exec(header)?.[1];
 }

@@ -54,18 +54,24 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   return new ApiError('internal_error');
 }
 
+/** The ApiError a thrown error is answered with; a 5xx is logged (naming the store's fault), a client gone noted. */
+export function answerableError(error: FastifyError, request: FastifyRequest): ApiError {
+  const apiError = toApiError(error, request);
+  if (apiError.status >= 500) {
+    const fault = apiError.code === 'store_unavailable' ? storeFault(error) : undefined;
+    // The request id ties this line to the access log; never the body, headers or credentials.
+    const meaning = fault && storeErrorMeaning(error);
+    const message = fault ? (meaning ? `${STORE_FAULT_LOG[fault]}: ${meaning} (${String(error.code)})` : STORE_FAULT_LOG[fault]) : 'request failed';
+    request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, message);
+  } else if (isClientAbort(request)) {
+    request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
+  }
+  return apiError;
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error, request);
-    if (apiError.status >= 500) {
-      const fault = apiError.code === 'store_unavailable' ? storeFault(error) : undefined;
-      // The request id ties this line to the access log; never the body, headers or credentials.
-      const meaning = fault && storeErrorMeaning(error);
-      const message = fault ? (meaning ? `${STORE_FAULT_LOG[fault]}: ${meaning} (${String(error.code)})` : STORE_FAULT_LOG[fault]) : 'request failed';
-      request.log.error({ err: { type: error.name, code: error.code, message: error.message, stack: error.stack } }, message);
-    } else if (isClientAbort(request)) {
-      request.log.debug({ err: { code: error.code, message: error.message } }, 'client aborted the request');
-    }
+    const apiError = answerableError(error, request);
     // A body refused before it was read whole: read the rest first, so a proxy still sending it reads the 413.
     if (apiError.code === 'payload_too_large' && !bodyRead(request.raw)) return discardBody(request.raw).then(() => void sendError(reply, apiError));
     sendError(reply, apiError);

@@ -9,7 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import { ADMIN_BEARER, responses } from '../http/schemas.ts';
 import { AGENT_ENDPOINT, OPERATOR_ENDPOINT } from './endpoints.ts';
 import { mcpServer, runTool, type PreparedEndpoint, type SettledCall } from './server.ts';
-import type { ToolArguments, ToolContext } from './tool.ts';
+import { CallContext, type ToolArguments, type ToolContext } from './tool.ts';
 
 /** One JSON-RPC 2.0 message; the transport reads the rest. */
 const JsonRpcMessage = Type.Object(
@@ -88,9 +88,7 @@ async function serve(endpoint: PreparedEndpoint, request: FastifyRequest, reply:
     const error = { code: ErrorCode.InvalidParams, message: `The parameters of ${misTyped} do not have the types it takes.` };
     return reply.headers(API_HEADERS).send({ jsonrpc: '2.0', id: (request.body as { id: unknown }).id, error });
   }
-  const departed = new AbortController();
-  reply.raw.once('close', () => departed.abort());
-  const context = { request, signal: departed.signal, response: reply.raw };
+  const context = new CallContext(request, reply.raw);
   const settled = await settleHeldCall(endpoint, request, context);
   const server = mcpServer(endpoint, context, request.server.services.version, settled);
   // Progress notifications travel in an event stream; every other answer is one JSON body.

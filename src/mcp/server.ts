@@ -95,7 +95,7 @@ export function mcpServer(endpoint: PreparedEndpoint, context: ToolContext, vers
       progressToken === undefined
         ? undefined
         : (done: number, total: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } });
-    return runTool(tool, request.params.arguments ?? {}, { ...context, progress });
+    return runTool(tool, request.params.arguments ?? {}, { request: context.request, response: context.response, signal: context.signal, progress });
   });
 
   if (endpoint.resources.length > 0) {

@@ -19,6 +19,29 @@ export interface ToolContext {
   progress?: (progress: number, total: number, message: string) => Promise<void>;
 }
 
+/**
+ * The context of a tool call in an MCP request. Its signal is made only when a tool asks for it: a
+ * controller, its signal and their listener cost about 1 KiB, which a held wait (it listens to the
+ * answer itself) would keep for as long as it waits.
+ */
+export class CallContext implements ToolContext {
+  #departed: AbortController | undefined;
+
+  constructor(
+    readonly request: FastifyRequest,
+    readonly response: ServerResponse,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#departed === undefined) {
+      const departed = (this.#departed = new AbortController());
+      if (this.response.closed) departed.abort();
+      else this.response.once('close', () => departed.abort());
+    }
+    return this.#departed.signal;
+  }
+}
+
 export type ToolArguments = Record<string, unknown>;
 
 export interface Tool {

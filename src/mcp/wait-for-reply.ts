@@ -1,14 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
 import { MCP_FACTS, MCP_WAIT } from '../http/agent-facts.ts';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError } from 'fastify';
+import { bearerOf } from '../http/auth.ts';
+import { answerableError } from '../http/error-handler.ts';
 import { ApiError } from '../http/errors.ts';
-import { described, Uuid } from '../http/schemas.ts';
+import { described, isUuid, Uuid } from '../http/schemas.ts';
 import { ConversationStatusSchema, MessageRecord } from '../inbox/schemas.ts';
 import { conversationKey, type Departure } from '../live/hub.ts';
 import { beginWait, EARLY_ANSWER_RETRY_SECONDS } from '../live/long-poll.ts';
 import type { VisitorConversation } from '../inbox/visitor/schemas.ts';
 import { AccessToken, ConversationId, id } from './arguments.ts';
-import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess, type RouteAnswer } from './route-call.ts';
+import { answerAsResult, apiErrorResult, callRoute, segment, toolSuccess } from './route-call.ts';
 import { toolInput, type Tool, type ToolArguments, type ToolContext } from './tool.ts';
 
 /** A wait shorter than this is not begun. */
@@ -109,14 +113,40 @@ function baselineOf(conversation: Conversation, args: ToolArguments): string | u
   throw new ApiError('message_not_found', { field: 'after_message_id', message: 'No message of this conversation has the id in "after_message_id".' });
 }
 
+type Read = { conversation: Conversation } | { refused: CallToolResult };
+
+/**
+ * The visitor's read of the conversation (GET /api/conversations/{id}) in its route's own functions:
+ * the token check, the operator's messages marked seen, the presenter; a refusal as the route's
+ * error. An id that is not a UUID names no conversation: the route itself answers it (inject), as
+ * its router does.
+ */
+async function readAsVisitor(args: ToolArguments, context: ToolContext): Promise<Read> {
+  const id = args.conversation_id;
+  if (typeof id !== 'string' || !isUuid(id)) {
+    const answer = await callRoute(context.request, { method: 'GET', path: `/api/conversations/${segment(id)}`, token: args.access_token, signal: context.signal });
+    return { refused: answerAsResult(answer) };
+  }
+  const { visitorReads, replyTimes } = context.request.server.services;
+  try {
+    const token = typeof args.access_token === 'string' ? bearerOf(`Bearer ${args.access_token}`) : undefined;
+    const row = await visitorReads.authorized(token, id.toLowerCase());
+    // A client gone marks nothing seen: the error handler's answer to a request whose client left.
+    if (context.response.closed) throw new ApiError('invalid_request');
+    return { conversation: (await visitorReads.view(row, replyTimes.typicalSeconds())).document };
+  } catch (error) {
+    return { refused: apiErrorResult(answerableError(error as FastifyError, context.request)) };
+  }
+}
+
 /**
  * One round's read, decided: a result to return now, or (when nothing is new yet) the position to
  * answer with should the wait run out. Only that position is kept while the wait is held.
  */
-async function readRound(read: () => Promise<RouteAnswer>, args: ToolArguments, baseline: { afterId?: string; known: boolean }) {
-  const answer = await read();
-  if (answer.status !== 200) return { now: answerAsResult(answer) };
-  const conversation = answer.body as Conversation;
+async function readRound(args: ToolArguments, context: ToolContext, baseline: { afterId?: string; known: boolean }) {
+  const read = await readAsVisitor(args, context);
+  if ('refused' in read) return { now: read.refused };
+  const { conversation } = read;
   if (!baseline.known) {
     baseline.afterId = baselineOf(conversation, args);
     baseline.known = true;
@@ -129,15 +159,13 @@ async function readRound(read: () => Promise<RouteAnswer>, args: ToolArguments, 
 /**
  * Waits on the change hub for the conversation (in the source's share of waits, released when the
  * MCP client leaves) until a message comes after the baseline, the conversation stops taking
- * messages, or the time is up. Every read is the visitor route's own, token check and seen marking
- * included. Each round begins its wait before it reads, so a change committed after the read still
- * wakes it, and one read serves both.
+ * messages, or the time is up. Every read is the visitor route's own (readAsVisitor). Each round
+ * begins its wait before it reads, so a change committed after the read still wakes it, and one
+ * read serves both.
  */
 async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   const seconds = timeoutSeconds(args);
   const deadline = performance.now() + seconds * 1000;
-  const read = (): Promise<RouteAnswer> =>
-    callRoute(context.request, { method: 'GET', path: `/api/conversations/${segment(args.conversation_id)}`, token: args.access_token, signal: context.signal });
   const key = conversationKey(typeof args.conversation_id === 'string' ? args.conversation_id.toLowerCase() : '');
   const { live } = context.request.server.services;
   const started = performance.now();
@@ -149,12 +177,12 @@ async function waitUntilNew(args: ToolArguments, context: ToolContext) {
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const left = deadline - performance.now();
-      const short = left < SHORTEST_WAIT_MS || context.signal.aborted;
+      const short = left < SHORTEST_WAIT_MS || context.response.closed;
       const leaving = new Leaving(context.response);
       const waiting = short ? undefined : beginWait(live, key, left, context.request, context.response, leaving);
       let decided: Awaited<ReturnType<typeof readRound>>;
       try {
-        decided = await readRound(read, args, baseline);
+        decided = await readRound(args, context, baseline);
       } catch (error) {
         leaving.leave();
         throw error;

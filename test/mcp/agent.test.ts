@@ -146,6 +146,19 @@ describe('the agent\'s server', () => {
     expect(t.app.services.live.waiting).toBe(0);
   });
 
+  it('wait_for_reply answers with the messages exactly as the visitor\'s HTTP read writes them, and marks them seen as it does', async () => {
+    const receipt = await start();
+    const auth = { conversation_id: receipt.conversation_id, access_token: receipt.access_token };
+    await operatorReply(receipt.conversation_id, 'Rendered **too**.');
+    const result = (await client.callTool({ name: 'wait_for_reply', arguments: { ...auth, timeout_s: 5 } })) as { content: Array<{ text: string }> };
+    const text = result.content[0]!.text;
+    const read = await fetch(`${base}/api/conversations/${receipt.conversation_id}`, { headers: { authorization: `Bearer ${receipt.access_token}` } });
+    const messages = (JSON.parse(await read.text()) as { messages: Array<{ role: string }> }).messages.filter((message) => message.role === 'admin');
+    // The bytes, not the values: the read's serializer writes the optional body_html last.
+    expect(text).toContain(`"messages":${JSON.stringify(messages)}`);
+    expect(messages[0]).toMatchObject({ body_html: '<p>Rendered <strong>too</strong>.</p>', seen_at: expect.any(String) });
+  });
+
   it('a wait whose MCP client leaves is released at once', async () => {
     const receipt = await start();
     const leaving = new AbortController();

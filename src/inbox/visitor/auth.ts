@@ -5,10 +5,9 @@ import { ApiError } from '../../http/errors.ts';
 import { isUuid } from '../../http/schemas.ts';
 import type { ChangeHub } from '../../live/hub.ts';
 import type { Store } from '../../store/store.ts';
-import type { Clock } from '../../clock.ts';
-import { hashToken, safeEqual, tokenMatches } from '../../tokens.ts';
+import { hashToken, safeEqual } from '../../tokens.ts';
 import { findTokenHash, type ConversationRow } from '../queries.ts';
-import type { ConversationRows } from './conversation-rows.ts';
+import type { VisitorReads } from './visitor-read.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,15 +41,12 @@ export function visitorAccess(conversation: ConversationRow, now: number): void 
  * The conversation token (CONTRACT §2, §3.2): absent → 401; unknown conversation, a path id that is
  * not a UUID, or a token of anything else → the same 404. Runs before validation, so the id is
  * checked here: it must never reach PostgreSQL's uuid column unless it is one. The hash comparison
- * is constant-time. Sets request.conversation to the row, from `rows`.
+ * is constant-time. Sets request.conversation to the row.
  */
-export function conversationAuthorization(rows: ConversationRows, clock: Clock) {
+export function conversationAuthorization(reads: VisitorReads) {
   return async function authorizeConversation(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
     const { token, id } = presented(request);
-    const conversation = await rows.find(id);
-    if (!conversation || !tokenMatches(token, conversation.token_hash)) throw new ApiError('conversation_not_found');
-    visitorAccess(conversation, clock.now());
-    request.conversation = conversation;
+    request.conversation = await reads.authorized(token, id);
   };
 }
 

@@ -16,14 +16,12 @@ import { rotateConversationToken } from '../commands/rotate-token.ts';
 import { ROTATION_DESCRIPTION, RotationBody } from '../../http/rotation.ts';
 import { absentBodyAsEmpty } from '../../http/json-body.ts';
 import { hashToken, newToken as generateToken } from '../../tokens.ts';
-import { markSeen } from '../commands/mark-seen.ts';
 import { presentReplyReceipt } from '../presenters.ts';
-import { listMessages, type ConversationRow } from '../queries.ts';
+import type { ConversationRow } from '../queries.ts';
 import { ConversationIdParams } from '../schemas.ts';
 import { conversationAuthorization, presented, tokenAuthorization } from './auth.ts';
-import { ConversationRows } from './conversation-rows.ts';
 import { firstContact } from './first-contact.ts';
-import { presentCreationReceipt, presentVisitorConversation } from './presenters.ts';
+import { presentCreationReceipt } from './presenters.ts';
 import {
   CREATION_DESCRIPTION,
   CreationResponses,
@@ -49,14 +47,14 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('conversationId', null);
   app.decorateRequest('conversationTokenHash', null);
   const authorizeConversationToken = tokenAuthorization(store, live);
-  const rows = new ConversationRows(store, live);
-  const authorizeConversation = conversationAuthorization(rows, clock);
+  const { visitorReads } = app.services;
+  const authorizeConversation = conversationAuthorization(visitorReads);
   // The read, serialized, under the conversation's id and revision: every change a visitor can see
   // (a message, a status, a seen marker) bumps the revision in its transaction. Only reads with
   // nothing left to mark seen are stored, so a cached read never skips marking.
   const readCache = new BodyCache<Buffer>();
   const reread = async (conversationId: string) => {
-    const conversation = await rows.find(conversationId);
+    const conversation = await visitorReads.rows.find(conversationId);
     if (!conversation) throw new ApiError('conversation_not_found');
     return conversation;
   };
@@ -107,11 +105,9 @@ export const registerVisitorInbox: FastifyPluginAsyncTypebox = async (app) => {
       const cacheKey = (row: ConversationRow) => `${row.id}:${row.revision}:${typical}`;
       const cached = readCache.get(cacheKey(conversation));
       if (cached) return reply.header('ETag', etag(conversation)).send(cached);
-      let messages = await listMessages(store.db, conversation.id);
-      if (messages.some((message) => message.role === 'admin' && message.seen_at === null)) {
-        ({ conversation, messages } = (await perform(app.services, markSeen, { conversationId: conversation.id, reader: 'visitor', now: clock.now() })).result);
-      }
-      const body = encodedBody(reply, presentVisitorConversation(conversation, messages, typical));
+      const view = await visitorReads.view(conversation, typical);
+      conversation = view.conversation;
+      const body = encodedBody(reply, view.document);
       readCache.set(cacheKey(conversation), body);
       return reply.header('ETag', etag(conversation)).send(body);
     },
