@@ -3,16 +3,15 @@
  * server as a template, as bench/seeded-store.ts keeps SQLite's under bench/.cache; each run
  * measures a copy of it, dropped afterwards, so a run's writes never change the template.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { migrations } from '../src/store/migrations/index.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { databaseUrl, databasesStartingWith, dropDatabase, PREFIX, withClient } from '../test/postgres/databases.ts';
 import { POSTGRES_SEED_VERSION, seedPostgres } from './seed-postgres.ts';
+import { isRunning, seedCacheKey } from './seeded-store.ts';
 
 /** Seeded templates are named `parley_bench_seeded_<count>_<key>`, seeds in progress `parley_bench_building_<count>_<pid>`. */
 const SEEDED_PREFIX = 'parley_bench_seeded_';
@@ -30,22 +29,6 @@ export function postgresSeedBoundSeconds(count: number): number {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function cacheKey(root: string, count: number): string {
-  const hash = createHash('sha256');
-  hash.update(readFileSync(path.join(root, 'bench', 'seed-postgres.ts')));
-  hash.update(`${POSTGRES_SEED_VERSION}|${Object.keys(migrations).join(',')}|${count}`);
-  return hash.digest('hex').slice(0, 16);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export interface SeededDatabase {
   /** The pristine seeded database, a template kept between runs. */
   template: string;
@@ -60,7 +43,7 @@ export interface SeededDatabase {
  * leftovers of interrupted seeds are dropped.
  */
 export async function seededDatabase(root: string, count: number, fresh: boolean, adminUrl: string, log: (line: string) => void): Promise<SeededDatabase> {
-  const template = `${SEEDED_PREFIX}${count}_${cacheKey(root, count)}`;
+  const template = `${SEEDED_PREFIX}${count}_${seedCacheKey(path.join(root, 'bench', 'seed-postgres.ts'), POSTGRES_SEED_VERSION, count)}`;
   if (!fresh && (await databasesStartingWith(template, adminUrl)).includes(template)) return { template, reused: true, seedSeconds: undefined };
 
   for (const name of await databasesStartingWith(`${SEEDED_PREFIX}${count}_`, adminUrl)) await dropDatabase(name, adminUrl);

@@ -30,14 +30,15 @@ export interface SeededStore {
  * The cache key changes with the seed script's source, its version, the list of migrations and the
  * count, so a cached store is reused only when a new seed would produce the same data shape.
  */
-function cacheKey(root: string, count: number): string {
+export function seedCacheKey(seedScript: string, seedVersion: number | string, count: number): string {
   const hash = createHash('sha256');
-  hash.update(readFileSync(path.join(root, 'scripts', 'seed.ts')));
-  hash.update(`${SEED_VERSION}|${Object.keys(migrations).join(',')}|${count}`);
+  hash.update(readFileSync(seedScript));
+  hash.update(`${seedVersion}|${Object.keys(migrations).join(',')}|${count}`);
   return hash.digest('hex').slice(0, 16);
 }
 
-function isRunning(pid: number): boolean {
+/** Whether the process that is building a seed (named by its pid) still runs. */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -54,7 +55,7 @@ function isRunning(pid: number): boolean {
  */
 export async function seededStore(root: string, count: number, fresh: boolean, log: (line: string) => void): Promise<SeededStore> {
   const cacheRoot = path.join(root, 'bench', '.cache');
-  const cacheDir = path.join(cacheRoot, `seeded-${count}-${cacheKey(root, count)}`);
+  const cacheDir = path.join(cacheRoot, `seeded-${count}-${seedCacheKey(path.join(root, 'scripts', 'seed.ts'), SEED_VERSION, count)}`);
   if (!fresh && existsSync(path.join(cacheDir, MARKER_FILE))) return { cacheDir, reused: true, seedSeconds: undefined };
 
   mkdirSync(cacheRoot, { recursive: true });

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from '../scripts/node-bundle.ts';
 import { readConfig } from '../src/config.ts';
 import { LIMIT_NAMES } from '../src/limits/names.ts';
 import { freePort, HOST, startServer, type Server } from './processes.ts';
@@ -30,12 +31,7 @@ export async function buildServers(): Promise<void> {
     await build({
       entryPoints: [path.join(ROOT, 'bench', entry)],
       outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
+      ...NODE_BUNDLE,
     });
   }
 }

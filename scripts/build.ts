@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildPages } from '../src/pages/build.ts';
+import { NODE_BUNDLE } from './node-bundle.ts';
 
 /**
  * `npm run build` (and `npm ci`, through prepare): the CLI and server as one ES module,
@@ -20,14 +21,9 @@ rmSync(staging, { recursive: true, force: true });
 const result = await build({
   entryPoints: [path.join(ROOT, 'src', 'cli', 'built.ts')],
   outfile: path.join(staging, 'parley.js'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
+  ...NODE_BUNDLE,
   sourcemap: 'linked',
   metafile: true,
-  logLevel: 'warning',
 });
 
 // A package that the built server imports must be a production dependency: `npm prune --omit=dev`

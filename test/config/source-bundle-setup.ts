@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { ensureSourcePages, SOURCE_PAGES_DIR } from '../../src/pages/build.ts';
+import { NODE_BUNDLE } from '../../scripts/node-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,13 +31,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   await build({
     entryPoints: [path.join(ROOT, 'test', 'config', 'source-entry.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
+    ...NODE_BUNDLE,
     define: { PARLEY_SOURCE_PAGES_DIR: JSON.stringify(SOURCE_PAGES_DIR) },
-    logLevel: 'warning',
   });
   project.provide('parleyCliBundle', outfile);
   return () => rmSync(dir, { recursive: true, force: true });
