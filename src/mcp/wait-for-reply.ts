@@ -135,7 +135,10 @@ async function readAsVisitor(args: ToolArguments, context: ToolContext): Promise
     if (context.response.closed) throw new ApiError('invalid_request');
     return { conversation: (await visitorReads.view(row, replyTimes.typicalSeconds())).document };
   } catch (error) {
-    return { refused: apiErrorResult(answerableError(error as FastifyError, context.request)) };
+    const refusal = answerableError(error as FastifyError, context.request);
+    // The route's own error hook would have counted it: this read is no request of its own.
+    if (refusal.code === 'blocked') context.request.server.countBlockedRefusal();
+    return { refused: apiErrorResult(refusal) };
   }
 }
 

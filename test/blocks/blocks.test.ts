@@ -40,6 +40,8 @@ async function block(app: TestApp, body: Record<string, unknown>): Promise<{ id:
   return json(response);
 }
 
+const blockedRequests = async (app: TestApp) =>
+  Number(/^parley_blocked_requests_total (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics', headers: adminHeaders() })).body)?.[1]);
 const lift = (app: TestApp, id: string) => app.inject({ method: 'DELETE', url: `/api/admin/blocks/${id}`, headers: adminHeaders() });
 
 async function register(app: TestApp, from: string, name: string): Promise<{ agent_id: string; access_token: string }> {
@@ -99,6 +101,19 @@ describe('blocks', () => {
     const made = await block(t(), { conversation_id: blocked.conversation_id, scope: 'conversation', reason: 'abuse' });
     expectError(await read(t(), blocked, first), 403, 'blocked');
     expectError(await followUp(t(), blocked, first), 403, 'blocked');
+    // wait_for_reply reads without a request of its own: its refusal is answered and counted all the same.
+    const refusedBefore = await blockedRequests(t());
+    const waited = await t().inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      remoteAddress: first,
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for_reply', arguments: { conversation_id: blocked.conversation_id, access_token: blocked.access_token, timeout_s: 1 } } },
+    });
+    const result = waited.json<{ result: { isError: boolean; content: { text: string }[] } }>().result;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ code: 'blocked', status: 403 });
+    expect(await blockedRequests(t())).toBe(refusedBefore + 1);
     expect((await followUp(t(), other, first)).statusCode).toBe(201);
     expect((await create(t(), first)).statusCode).toBe(201);
     expect((await lift(t(), made.id)).statusCode).toBe(200);
