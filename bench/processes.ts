@@ -91,8 +91,11 @@ export async function startServer(options: {
   readyTimeoutMs?: number;
   /** Runs the server on this CPU only (through taskset, which keeps the pid); unset: any CPU. */
   cpu?: number | undefined;
+  /** Node's own flags, before the script (a CPU profile: bench/profile.ts). */
+  nodeArgs?: string[] | undefined;
 }): Promise<Server> {
-  const [command, args] = options.cpu === undefined ? [process.execPath, options.args] : ['taskset', ['--cpu-list', String(options.cpu), process.execPath, ...options.args]];
+  const nodeArgs = [...(options.nodeArgs ?? []), ...options.args];
+  const [command, args] = options.cpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['--cpu-list', String(options.cpu), process.execPath, ...nodeArgs]];
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },

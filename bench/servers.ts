@@ -84,7 +84,7 @@ export type ParleyServer = Server & { adminToken: string; maxMessages: number };
 export async function startParley(
   name: string,
   deployment: Deployment,
-  options: { seeded?: boolean; cpu?: number | undefined; env?: Record<string, string> } = {},
+  options: { seeded?: boolean; cpu?: number | undefined; env?: Record<string, string>; nodeArgs?: string[] } = {},
 ): Promise<ParleyServer> {
   const port = await freePort();
   const env = { ...parleyEnv(deployment, port), ...options.env };
@@ -97,6 +97,7 @@ export async function startParley(
     cwd: ROOT,
     ...(options.seeded ? { readyTimeoutMs: SEEDED_READY_TIMEOUT_MS } : {}),
     cpu: options.cpu,
+    nodeArgs: options.nodeArgs,
   });
   return { ...server, adminToken: env.ADMIN_TOKEN!, maxMessages: readConfig(env).conversationMaxMessages };
 }
