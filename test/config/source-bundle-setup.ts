@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { ensureSourcePages, SOURCE_PAGES_DIR } from '../../src/pages/build.ts';
-import { NODE_BUNDLE } from '../../scripts/node-bundle.ts';
+import { SELF_CONTAINED_NODE_BUNDLE } from '../../scripts/node-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,10 +16,11 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Global setup: bundles the sources once per run (esbuild, about a second) so that every spawned
- * `parley` loads one file instead of compiling some 200 through tsx at each start: a start costs
- * about a third of the CPU. It is still the code under test, built from the working tree at the
- * start of the run; the pages are built first and handed to it, as the release build does.
+ * Global setup: bundles the sources and their packages once per run (esbuild, a few seconds) so that
+ * every spawned `parley` loads one file instead of compiling some 200 through tsx and loading some
+ * 400 packages' modules at each start (SELF_CONTAINED_NODE_BUNDLE). It is still the code under
+ * test, built from the working tree at the start of the run; the pages are built first and handed
+ * to it, as the release build does.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   await ensureSourcePages();
@@ -31,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   await build({
     entryPoints: [path.join(ROOT, 'test', 'config', 'source-entry.ts')],
     outfile,
-    ...NODE_BUNDLE,
+    ...SELF_CONTAINED_NODE_BUNDLE,
     define: { PARLEY_SOURCE_PAGES_DIR: JSON.stringify(SOURCE_PAGES_DIR) },
   });
   project.provide('parleyCliBundle', outfile);
