@@ -22,6 +22,7 @@ import { Challenges } from './challenges/challenges.ts';
 import { registerChallengeRoute } from './challenges/routes.ts';
 import { SignatureAgents } from './bot-auth/signature-agents.ts';
 import { absentNulls, trimStrings, validatorCompiler } from './http/validation.ts';
+import { sharedSerializers } from './http/serialization.ts';
 import { countBlocks } from './blocks/metrics.ts';
 import { registerBlocks } from './blocks/routes.ts';
 import { registerOperatorInbox } from './inbox/operator/routes.ts';
@@ -79,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serverFactory: transportServer(options.config),
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const live = new ChangeHub(options.config.maxWaiters, options.config.maxWaitersPerSource, clock, options.liveTimers);
