@@ -64,9 +64,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   // database made from the template database, or the SQLite template file copied (mode 0600 kept)
   // into the new, private data directory.
   if (!config.databaseUrl) copyFileSync(sqliteTemplate(), path.join(dataDir, SQLITE_FILE_NAME));
-  const P0 = performance.now();
   const store = openStore({ ...config, beforeCommit: [flushSearchIndex] });
-  const P1 = performance.now();
   // A database named by the test itself (a second instance on another app's database) is migrated as the service would.
   if (config.databaseUrl && !database) await migrate(store);
   const clock = new ManualClock(TEST_START);
@@ -79,9 +77,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   });
   const alerts = typeof options.alerts === 'function' ? options.alerts({ config, store, clock }) : options.alerts;
   const app = await buildApp({ config, store, clock, alerts, liveTimers: options.liveTimers, logger: loggerOptions('debug', stream) });
-  const P2 = performance.now();
   await app.ready();
-  if (process.env.TIME_STARTAPP) console.log(`openStore ${(P1-P0).toFixed(0)} buildApp ${(P2-P1).toFixed(0)} ready ${(performance.now()-P2).toFixed(0)}`);
   return {
     app,
     store,
