@@ -30,6 +30,7 @@ const STORE_INDEPENDENT = [
   'test/http/transport.test.ts',
   'test/http/proxy.test.ts',
   'test/scripts/slim-sqlite-driver.test.ts',
+  'test/http/serialization.test.ts',
   'test/reliability/hostile-clients.test.ts',
   'test/reliability/connection-limits.test.ts',
   'test/reliability/connection-flood.test.ts',

@@ -2,7 +2,7 @@
  * `npm run bench:profile`: where Parley's CPU goes on one endpoint. Starts Parley as the bench builds
  * it, under Node's CPU profiler, on a fresh store (SQLite, or a fresh PostgreSQL database with
  * --store postgres), loads one endpoint (follow-up by default) as the bench does, stops the server
- * and prints the profile's self time per package and per function, in µs per request.
+ * and prints the profile's samples per package and per function, in µs per request.
  *
  * Flags: --store sqlite|postgres (default sqlite), --endpoint followup_write|conversation_create|
  * visitor_read (default followup_write), --duration (seconds measured, 10), --warmup (3),
@@ -79,7 +79,7 @@ function placeOf(frame: CallFrame): string {
  * in a system call (PostgreSQL's backend, woken by a socket write, preempting it) takes its next
  * sample only when it runs again, and the time between would charge that wait to the call.
  */
-function selfTimes(profile: CpuProfile): Map<number, number> {
+function sampleCounts(profile: CpuProfile): Map<number, number> {
   const times = new Map<number, number>();
   for (const id of profile.samples) times.set(id, (times.get(id) ?? 0) + 1);
   return times;
@@ -91,7 +91,7 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
  * requests the window does not count.
  */
 function report(profile: CpuProfile, loopUsPerRequest: number, top: number): void {
-  const times = selfTimes(profile);
+  const times = sampleCounts(profile);
   const byPlace = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let busy = 0;
