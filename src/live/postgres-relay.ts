@@ -10,6 +10,12 @@ export const CHANGES_CHANNEL = 'parley_changes';
 const FIRST_RETRY_MS = 250;
 const LONGEST_RETRY_MS = 30_000;
 const ID_KEYS = ['conversation_id', 'message_id', 'topic_id', 'agent_id'] as const;
+/**
+ * One notification a payload, in the order given. One row comes back, not one a payload: the
+ * aggregate takes the ordered rows in turn, and the relay reads no answer it has no use for.
+ */
+const NOTIFY_IN_ORDER =
+  'SELECT count(pg_notify($1, payload)) FROM (SELECT payload FROM unnest($2::text[]) WITH ORDINALITY AS sent(payload, position) ORDER BY position) AS ordered';
 
 interface Logger {
   info(details: object, message: string): void;
@@ -42,6 +48,8 @@ function parseRelayed(payload: string | undefined): (Relayed & { origin: string 
  */
 export class PostgresRelay {
   private readonly origin = randomUUID();
+  /** How every payload this instance sends begins (JSON.stringify keeps the origin first). */
+  private readonly ownPayloadStart = `${JSON.stringify({ origin: this.origin }).slice(0, -1)},`;
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -76,6 +84,8 @@ export class PostgresRelay {
     client.on('error', () => this.lose(client));
     client.on('end', () => this.lose(client));
     client.on('notification', (notification) => {
+      // This instance hears its own notifications too: known by the start send() gives them, they are not parsed.
+      if (notification.payload?.startsWith(this.ownPayloadStart)) return;
       const message = parseRelayed(notification.payload);
       if (message && message.origin !== this.origin) this.hub.receive(message);
     });
@@ -133,7 +143,7 @@ export class PostgresRelay {
     if (!client || payloads.length === 0) return;
     this.sending = true;
     client
-      .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS sent(payload, position) ORDER BY position', [CHANGES_CHANNEL, payloads])
+      .query({ name: 'parley_relay_notify', text: NOTIFY_IN_ORDER, values: [CHANGES_CHANNEL, payloads] })
       .catch(() => undefined)
       .finally(() => {
         this.sending = false;

@@ -84,4 +84,36 @@ describe('live updates across two instances', () => {
     expect(text).toContain('event: conversation.updated');
     expect(text).toContain(id);
   });
+
+  it('carries changes written together through instance B to instance A in the order B published them', async () => {
+    const streams = bases.map((base) => {
+      const leaving = new AbortController();
+      const state = { text: '', leaving, reading: Promise.resolve() };
+      state.reading = (async () => {
+        try {
+          const stream = await fetch(`${base}/api/admin/events`, { headers: admin, signal: leaving.signal });
+          for await (const chunk of stream.body!) state.text += Buffer.from(chunk as Uint8Array).toString('utf8');
+        } catch {
+          // Aborted below.
+        }
+      })();
+      return state;
+    });
+    const messageIds = (text: string) =>
+      [...text.matchAll(/event: conversation\.message\ndata: (.+)\n/g)].map((match) => (JSON.parse(match[1]!) as { message_id: string }).message_id);
+    await vi.waitFor(() => expect(streams.every((stream) => stream.text.includes(': stream open'))).toBe(true), { timeout: 10_000, interval: 10 });
+    const { id } = await conversation();
+    // Sent at once, so that B commits several in one group and relays them in one notification round trip.
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        second!(`/api/admin/conversations/${id}/messages`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ message: `Reply ${index}` }) }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(30).fill(201));
+    await vi.waitFor(() => expect(messageIds(streams[0]!.text)).toHaveLength(30), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(messageIds(streams[1]!.text)).toHaveLength(30), { timeout: 10_000, interval: 10 });
+    for (const stream of streams) stream.leaving.abort();
+    await Promise.all(streams.map((stream) => stream.reading));
+    expect(messageIds(streams[0]!.text)).toEqual(messageIds(streams[1]!.text));
+  });
 });
