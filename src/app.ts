@@ -33,6 +33,7 @@ import { registerPages } from './pages/plugin.ts';
 import { Limiter } from './limits/limiter.ts';
 import { ActionLinks } from './links/action-links.ts';
 import { ChangeHub } from './live/hub.ts';
+import { countRelay } from './live/metrics.ts';
 import { PostgresRelay } from './live/postgres-relay.ts';
 import { registerEventStream } from './live/routes.ts';
 import type { LiveTimers } from './live/timers.ts';
@@ -104,11 +105,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onReady', () => services.replyTimes.refresh());
   // A stopping server answers its held reads now rather than at the end of their wait.
   app.addHook('preClose', async () => app.services.live.releaseAll());
-  if (options.config.databaseUrl) {
-    // Several instances share one PostgreSQL database: each change reaches the others' held reads and streams.
-    const relay = new PostgresRelay(options.config.databaseUrl, app.services.live, app.log);
-    app.addHook('onClose', () => relay.stop());
-  }
+  // Several instances share one PostgreSQL database: each change reaches the others' held reads and streams.
+  const relay = options.config.databaseUrl ? new PostgresRelay(options.config.databaseUrl, app.services.live, app.log) : undefined;
+  if (relay) app.addHook('onClose', () => relay.stop());
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBody(app);
@@ -117,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   refuseMissingHost(app);
   registerApiHeaders(app);
   registerMetrics(app, { version: VERSION, readInboxTotals });
+  if (relay) countRelay(app, relay);
   countBlocks(app);
   // Every change a write makes is published after its commit (see perform); with WEBHOOK_URL it is also recorded for the webhooks.
   services.changes = changeSink(live, registerWebhooks(app));
