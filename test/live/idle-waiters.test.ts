@@ -26,7 +26,7 @@ it(`${WAITERS.toLocaleString('en')} idle waiters cost memory only: the figures, 
   const request = `GET ${path}?wait=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${created.access_token}\r\nIf-None-Match: ${etag}\r\n\r\n`;
   const clients = heldClients(port, request, WAITERS, 500);
   try {
-    await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(WAITERS), { timeout: 120_000, interval: 50 });
+    await vi.waitFor(() => expect(t.app.services.live.waiting, clients.progress()).toBe(WAITERS), { timeout: 120_000, interval: 50 });
     const { rss: rssWaiting, heapUsed: heapWaiting } = memoryAfterCollection();
 
     // No waiter holds a store connection: a write and a read of another conversation answer at once.

@@ -48,7 +48,7 @@ it(`${WAITS.toLocaleString('en')} held MCP waits: slots held and RSS, under ${HE
   const clients = heldClients(port, request, WAITS);
   try {
     // Bounds for a machine under heavy load (each wait reads through the store first), not speeds.
-    await vi.waitFor(() => expect(t.app.services.live.waiting).toBe(WAITS), { timeout: 180_000, interval: 50 });
+    await vi.waitFor(() => expect(t.app.services.live.waiting, clients.progress()).toBe(WAITS), { timeout: 180_000, interval: 50 });
     const { rss: held, heapUsed: heapHeld } = memoryAfterCollection();
     const perWait = (held - before) / WAITS / 1024;
     const heapPerWait = (heapHeld - heapBefore) / WAITS / 1024;
