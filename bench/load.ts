@@ -1,6 +1,7 @@
 import autocannon, { type Request, type Result } from 'autocannon';
 import type { CpuReader } from './cpu.ts';
 import { pacedRun, percentile } from './paced.ts';
+import { ioFullStallMicros, stallMs } from './pressure.ts';
 
 export interface LoadSettings {
   connections: number;
@@ -55,6 +56,8 @@ export interface HalfRateWindow extends Window {
   notSent: number;
   /** 99th percentile of how late the generator sent requests: above a few ms, it was short of CPU itself. */
   sendDelayP99Ms: number;
+  /** How long the whole machine was stalled on its disk during the window (Linux PSI, io full); null where the kernel does not say. */
+  ioStallMs: number | null;
 }
 
 export interface Measurement extends Window {
@@ -150,9 +153,11 @@ async function paced(servers: LoadedServer[], endpoint: Endpoint, settings: Load
   const connections = Math.max(1, Math.floor(settings.connections / servers.length));
   const share = rate / servers.length;
   await Promise.all(servers.map((server) => pacedRun(server.url, endpoint, { rate: share, seconds: HALF_RATE_WARMUP_S, connections })));
+  const stallBefore = ioFullStallMicros();
   const { value: parts, cpuMicros, eventLoopBusy } = await withCpu(cpu, servers, () =>
     Promise.all(servers.map((server) => pacedRun(server.url, endpoint, { rate: share, seconds: settings.duration, connections }))),
   );
+  const ioStallMs = stallMs(stallBefore, ioFullStallMicros());
   const latencies = parts.flatMap((part) => part.latenciesMs).sort((a, b) => a - b);
   const sendDelays = parts.flatMap((part) => part.sendDelaysMs).sort((a, b) => a - b);
   const statusCounts = parts.reduce((counts, part) => addCounts(counts, part.statusCounts), {} as Record<string, number>);
@@ -166,6 +171,7 @@ async function paced(servers: LoadedServer[], endpoint: Endpoint, settings: Load
     errors: parts.reduce((sum, part) => sum + part.errors, 0),
     notSent: parts.reduce((sum, part) => sum + part.notSent, 0),
     sendDelayP99Ms: percentile(sendDelays, 0.99),
+    ioStallMs,
     total,
     seconds: settings.duration,
     statusCounts,

@@ -226,6 +226,7 @@ export function endpointJson(row: Row) {
           errors: half.errors,
           not_sent: half.notSent,
           send_delay_p99_ms: Number(half.sendDelayP99Ms.toFixed(3)),
+          io_stall_ms: half.ioStallMs === null ? null : Math.round(half.ioStallMs),
           total_requests: half.total,
           seconds: half.seconds,
           status_counts: half.statusCounts,

@@ -120,7 +120,7 @@ function halfRateVerdicts(inputs: CeilingInputs): Verdict[] {
     const title = `4, ${store} ${name}`;
     if (!half) return verdict('p99_at_half_rate', title, key, WRITE_P99_AT_HALF_MAX_MS, null, null, rule, 'no half-rate run');
     const failed = half.unexpected + half.errors + half.notSent;
-    const detail = `${half.p99Ms.toFixed(1)} ms at ${whole(half.rate)} req/s, p50 ${half.p50Ms.toFixed(1)} ms; the generator's p99 send delay ${half.sendDelayP99Ms.toFixed(1)} ms${failed > 0 ? `, but ${failed} requests failed` : ''}`;
+    const detail = `${half.p99Ms.toFixed(1)} ms at ${whole(half.rate)} req/s, p50 ${half.p50Ms.toFixed(1)} ms; the generator's p99 send delay ${half.sendDelayP99Ms.toFixed(1)} ms${half.ioStallMs === null ? '' : `; the machine stalled on its disk ${half.ioStallMs.toFixed(0)} ms in the window`}${failed > 0 ? `, but ${failed} requests failed` : ''}`;
     const met = inputs.store === 'sqlite' ? half.p99Ms < WRITE_P99_AT_HALF_MAX_MS && failed === 0 : null;
     return verdict('p99_at_half_rate', title, key, WRITE_P99_AT_HALF_MAX_MS, half.p99Ms, met, rule, detail);
   });

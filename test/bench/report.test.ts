@@ -16,7 +16,7 @@ function measured(key: string, requestsPerSecond: number, extra: Partial<Measure
     statusCounts: { 200: requestsPerSecond * 10 },
     cpuUsPerRequest: 100,
     eventLoopBusy: 0.873,
-    halfRate: { rate: requestsPerSecond / 2, requestsPerSecond: requestsPerSecond / 2, p50Ms: 1, p99Ms: 4, unexpected: 0, errors: 0, notSent: 0, sendDelayP99Ms: 1, total: 1, seconds: 10, statusCounts: {}, cpuUsPerRequest: 120, eventLoopBusy: 0.4 },
+    halfRate: { rate: requestsPerSecond / 2, requestsPerSecond: requestsPerSecond / 2, p50Ms: 1, p99Ms: 4, unexpected: 0, errors: 0, notSent: 0, sendDelayP99Ms: 1, ioStallMs: null, total: 1, seconds: 10, statusCounts: {}, cpuUsPerRequest: 120, eventLoopBusy: 0.4 },
     ...extra,
   };
 }

@@ -18,7 +18,7 @@ function measured(key: string, requestsPerSecond: number, extra: Partial<Measure
     statusCounts: {},
     cpuUsPerRequest: 300,
     eventLoopBusy: 0.9,
-    halfRate: { rate: requestsPerSecond / 2, requestsPerSecond: requestsPerSecond / 2, p50Ms: 4, p99Ms: 12, unexpected: 0, errors: 0, notSent: 0, sendDelayP99Ms: 1.5, total: 1, seconds: 5, statusCounts: {}, cpuUsPerRequest: 320, eventLoopBusy: 0.5 },
+    halfRate: { rate: requestsPerSecond / 2, requestsPerSecond: requestsPerSecond / 2, p50Ms: 4, p99Ms: 12, unexpected: 0, errors: 0, notSent: 0, sendDelayP99Ms: 1.5, ioStallMs: 240, total: 1, seconds: 5, statusCounts: {}, cpuUsPerRequest: 320, eventLoopBusy: 0.5 },
     ...extra,
   };
   return { measurement, ratio: requestsPerSecond / 10_000 };
@@ -47,6 +47,7 @@ describe('issue #34 verdicts on SQLite', () => {
     expect(verdicts['ceiling 3, SQLite follow-up']!.line).toBe('#34 target 3, SQLite follow-up >= 0.8 of the durable-write ceiling: MET (0.85: 1,700 req/s against 2,000).');
     expect(verdicts['p99_at_half_rate 4, SQLite follow-up']).toMatchObject({ threshold: 15, value: 12, met: true });
     expect(verdicts['p99_at_half_rate 4, SQLite follow-up']!.line).toContain("the generator's p99 send delay 1.5 ms");
+    expect(verdicts['p99_at_half_rate 4, SQLite follow-up']!.line).toContain('the machine stalled on its disk 240 ms in the window');
     expect(verdicts['ceiling 1, PostgreSQL follow-up and creation']).toMatchObject({ met: null, value: null });
     expect(verdicts['ceiling 1, PostgreSQL follow-up and creation']!.line).toContain('not checked (run with --store postgres)');
     expect(verdicts['scale 5, PostgreSQL at scale']).toMatchObject({ met: null });
