@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './test/config/longest-first.ts';
 import { adminUrl, unreachableReason } from './test/postgres/databases.ts';
 
 /*
@@ -55,6 +56,8 @@ export default defineConfig({
     // sockets, timers and PostgreSQL rather than compute, so the run takes about half as long.
     maxWorkers: 2,
     minWorkers: 1,
+    // Each project's slowest files first, so that the run does not end on one long file (longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
