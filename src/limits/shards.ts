@@ -63,12 +63,15 @@ function fillStatement(shards: number): Prepared<TakeParams, never> {
 /**
  * One more in the first shard with room. On PostgreSQL the candidate is locked (FOR UPDATE): a
  * shard another transaction holds is waited for and checked again once it commits or rolls back,
- * so a window is found full only when every shard of it is, by committed charges.
+ * so a window is found full only when every shard of it is, by committed charges. `skipHeld` passes
+ * over the shards other transactions hold instead (SKIP LOCKED): a charge then waits for nobody
+ * while a free shard has room, but finding none proves nothing.
  */
-const takeStatements = new Map<number, Prepared<TakeParams, { bucket: string }>>();
+const takeStatements = new Map<string, Prepared<TakeParams, { bucket: string }>>();
 
-function takeStatement(shards: number): Prepared<TakeParams, { bucket: string }> {
-  let statement = takeStatements.get(shards);
+function takeStatement(shards: number, skipHeld: boolean): Prepared<TakeParams, { bucket: string }> {
+  const key = `${shards}:${skipHeld}`;
+  let statement = takeStatements.get(key);
   if (!statement) {
     const indexes = Array.from({ length: shards }, (_, index) => index);
     statement = prepare<TakeParams, { bucket: string }>(['now', 'expiresAt', ...indexes.flatMap((index) => [`bucket${index}`, `cap${index}`])], (db, p) => {
@@ -89,7 +92,7 @@ function takeStatement(shards: number): Prepared<TakeParams, { bucket: string }>
         )
         .orderBy('shard.bucket')
         .limit(1)
-        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate());
+        .$if(dialectOf(db) === 'postgres', (query) => (skipHeld ? query.forUpdate().skipLocked() : query.forUpdate()));
       return db
         .updateTable('limit_counters')
         .set({
@@ -99,7 +102,7 @@ function takeStatement(shards: number): Prepared<TakeParams, { bucket: string }>
         .where('bucket', '=', candidate)
         .returning('limit_counters.bucket');
     });
-    takeStatements.set(shards, statement);
+    takeStatements.set(key, statement);
   }
   return statement;
 }
@@ -118,5 +121,8 @@ export async function takeAnyShard(db: Db, window: { bucket: string; limit: numb
     params[`cap${index}`] = shard.cap;
   });
   await fillStatement(shards.length).execute(db, params);
-  return (await takeStatement(shards.length).rows(db, params)).length > 0;
+  // Under a burst every charge would queue on the same first shard with room, one commit after
+  // another, and hold its pooled connection meanwhile: first take any shard nobody holds.
+  if (dialectOf(db) === 'postgres' && (await takeStatement(shards.length, true).rows(db, params)).length > 0) return true;
+  return (await takeStatement(shards.length, false).rows(db, params)).length > 0;
 }
