@@ -61,17 +61,17 @@ function fillStatement(shards: number): Prepared<TakeParams, never> {
 }
 
 /**
- * One more in the first shard with room. On PostgreSQL the candidate is locked (FOR UPDATE): a
- * shard another transaction holds is waited for and checked again once it commits or rolls back,
- * so a window is found full only when every shard of it is, by committed charges. `skipHeld` passes
- * over the shards other transactions hold instead (SKIP LOCKED): a charge then waits for nobody
- * while a free shard has room, but finding none proves nothing.
+ * One more in the first shard with room. On PostgreSQL the candidate is locked: first among the
+ * shards no other transaction holds (SKIP LOCKED), so that a burst does not queue on one shard, one
+ * commit after another, each holding its pooled connection; only when none of those has room is a
+ * held shard waited for (FOR UPDATE) and checked again once it commits or rolls back, so a window
+ * is found full only when every shard of it is, by committed charges. One statement: COALESCE runs
+ * the waiting search only when the first found nothing.
  */
-const takeStatements = new Map<string, Prepared<TakeParams, { bucket: string }>>();
+const takeStatements = new Map<number, Prepared<TakeParams, { bucket: string }>>();
 
-function takeStatement(shards: number, skipHeld: boolean): Prepared<TakeParams, { bucket: string }> {
-  const key = `${shards}:${skipHeld}`;
-  let statement = takeStatements.get(key);
+function takeStatement(shards: number): Prepared<TakeParams, { bucket: string }> {
+  let statement = takeStatements.get(shards);
   if (!statement) {
     const indexes = Array.from({ length: shards }, (_, index) => index);
     statement = prepare<TakeParams, { bucket: string }>(['now', 'expiresAt', ...indexes.flatMap((index) => [`bucket${index}`, `cap${index}`])], (db, p) => {
@@ -91,18 +91,19 @@ function takeStatement(shards: number, skipHeld: boolean): Prepared<TakeParams, 
           )} end)`,
         )
         .orderBy('shard.bucket')
-        .limit(1)
-        .$if(dialectOf(db) === 'postgres', (query) => (skipHeld ? query.forUpdate().skipLocked() : query.forUpdate()));
+        .limit(1);
+      const chosen =
+        dialectOf(db) === 'postgres' ? sql<string>`coalesce((${candidate.forUpdate().skipLocked()}), (${candidate.forUpdate()}))` : candidate;
       return db
         .updateTable('limit_counters')
         .set({
           count: sql<number>`case when ${ended} then 1 else limit_counters.count + 1 end`,
           expires_at: sql<number>`case when ${ended} then cast(${p.expiresAt} as bigint) else limit_counters.expires_at end`,
         })
-        .where('bucket', '=', candidate)
+        .where('bucket', '=', chosen)
         .returning('limit_counters.bucket');
     });
-    takeStatements.set(key, statement);
+    takeStatements.set(shards, statement);
   }
   return statement;
 }
@@ -121,8 +122,5 @@ export async function takeAnyShard(db: Db, window: { bucket: string; limit: numb
     params[`cap${index}`] = shard.cap;
   });
   await fillStatement(shards.length).execute(db, params);
-  // Under a burst every charge would queue on the same first shard with room, one commit after
-  // another, and hold its pooled connection meanwhile: first take any shard nobody holds.
-  if (dialectOf(db) === 'postgres' && (await takeStatement(shards.length, true).rows(db, params)).length > 0) return true;
-  return (await takeStatement(shards.length, false).rows(db, params)).length > 0;
+  return (await takeStatement(shards.length).rows(db, params)).length > 0;
 }

@@ -115,7 +115,7 @@ export class PostgresRelay {
     client.on('error', () => this.lose(client));
     client.on('end', () => this.lose(client));
     client.on('notification', (notification) => {
-      // This instance hears its own notifications too: known by the start send() gives them, they are not parsed.
+      // This instance hears its own notifications too: known by the start queue() gives them, they are not parsed.
       if (notification.payload?.startsWith(this.ownPayloadStart)) return;
       const message = parseHeard(notification.payload);
       if (message && message.origin !== this.origin) this.hear(message);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHANGES_CHANNEL, INSTANCE_COUNT_MS, LISTENER_NAME } from '../../src/live/postgres-relay.ts';
 import { adminHeaders, bearer, startApp, type TestApp } from '../helpers.ts';
 import { ManualTimers } from '../live/manual-timers.ts';
+import { scrape, valueOf } from '../metrics/exposition.ts';
 
 /*
  * The relay between instances sends nothing while an instance is alone on its database, and misses
@@ -20,12 +21,7 @@ describe('the relay between instances on one database', () => {
     await first?.close();
   });
 
-  async function metric(app: TestApp, name: string): Promise<number> {
-    const text = (await app.inject({ method: 'GET', url: '/metrics', headers: adminHeaders() })).body;
-    const value = new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1];
-    if (value === undefined) throw new Error(`no ${name} in the metrics`);
-    return Number(value);
-  }
+  const metric = async (app: TestApp, name: string) => valueOf((await scrape(app)).samples, name);
 
   async function reply(app: TestApp, conversationId: string, message: string): Promise<void> {
     const answered = await app.inject({ method: 'POST', url: `/api/admin/conversations/${conversationId}/messages`, headers: adminHeaders(), payload: { message } });
