@@ -45,7 +45,7 @@ function scrapeTimeGauges(app: FastifyInstance, metrics: Metrics, options: Metri
     },
   });
   // The store counts these since start: each scrape reports its total as the counter's value.
-  const written = (name: 'batches' | 'commands', help: string) =>
+  const written = (name: 'batches' | 'commands' | 'deadlocks', help: string) =>
     metrics.counter({
       name: `parley_store_write_${name}_total`,
       help,
@@ -56,6 +56,7 @@ function scrapeTimeGauges(app: FastifyInstance, metrics: Metrics, options: Metri
     });
   written('batches', 'Write transactions committed since start: one per batch on SQLite, one per write on PostgreSQL.');
   written('commands', 'Writes run since start; commands over batches is the mean batch size.');
+  written('deadlocks', 'Runs of a write PostgreSQL ended to break a deadlock since start (each runs again, up to 3 times); 0 on SQLite.');
   metrics.gauge({
     name: 'parley_live_waiters',
     help: 'Reads held by ?wait= now, waiting for a change.',

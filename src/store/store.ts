@@ -60,6 +60,8 @@ export interface WriteStats {
   batches: number;
   /** Commands run, committed or refused. */
   commands: number;
+  /** Runs PostgreSQL ended to break a deadlock (each run again, or answered as an error after the last); 0 on SQLite. */
+  deadlocks: number;
 }
 
 export interface Store {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../helpers.ts';
+import { parseExposition, valueOf } from '../metrics/exposition.ts';
 import { twoServers } from './two-servers.ts';
 
 /**
@@ -51,6 +52,17 @@ describe('two server processes on one PostgreSQL database', () => {
     const overview = await send(0, 'GET', '/api/admin/overview', undefined, { authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(overview.status).toBe(200);
     return (overview.body.totals as { total_conversations: number }).total_conversations;
+  };
+
+  /** Runs of a write either instance saw PostgreSQL end to break a deadlock. */
+  const deadlocks = async () => {
+    let total = 0;
+    for (const base of bases) {
+      const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(20_000) });
+      expect(response.status).toBe(200);
+      total += valueOf(parseExposition(await response.text()), 'parley_store_write_deadlocks_total')!;
+    }
+    return total;
   };
 
   it('applied the migrations once while both started together', async () => {
@@ -137,6 +149,7 @@ describe('two server processes on one PostgreSQL database', () => {
 
   it(`admits exactly ${GLOBAL_LIMIT} conversations in all under LIMIT_CONVERSATION_GLOBAL=${GLOBAL_LIMIT}/1h, across both`, async () => {
     const before = await totalConversations();
+    const deadlocksBefore = await deadlocks();
     const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 80 }, (_, index) =>
@@ -148,5 +161,7 @@ describe('two server processes on one PostgreSQL database', () => {
     expect(tally(answers), `server errors: ${JSON.stringify(failed)}`).toEqual({ 201: GLOBAL_LIMIT - before, 429: 80 - (GLOBAL_LIMIT - before) });
     expect(answers.filter((answer) => answer.status === 429).every((answer) => answer.body.code === 'inbox_at_capacity')).toBe(true);
     expect(await totalConversations()).toBe(GLOBAL_LIMIT);
+    // Creations take counter rows before limit rows: none waits in a cycle that PostgreSQL must break.
+    expect(await deadlocks()).toBe(deadlocksBefore);
   });
 });

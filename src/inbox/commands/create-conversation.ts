@@ -53,10 +53,14 @@ const insertConversation = prepare<ConversationRow, never>(CONVERSATION_COLUMNS,
  *
  * A look at the limits comes first, so that a client past its limit is refused without writing
  * anything; what it saw decides whether proof of work is asked under pressure, and a solution, when
- * one is needed, is spent next (src/challenges/proof.ts). Then the writes go to the store together (on PostgreSQL in one round trip), the limits
- * charged and the counters bumped after the inserts: every creation updates the same global limit
+ * one is needed, is spent next (src/challenges/proof.ts). Then the writes go to the store together (on PostgreSQL in one round trip):
+ * the inserts, the counters bumped, the limits charged. Every creation updates the same global limit
  * and counters, and on PostgreSQL a row stays locked from its update to the commit, so both are
- * spread over shards (src/limits/shards.ts, overview-counters.ts) and taken as late as possible.
+ * spread over shards (src/limits/shards.ts, overview-counters.ts). The counters come before the
+ * limits because a charge whose shard is full takes another one afterwards (settle), waiting if it
+ * must: had the counters come between, a creation holding a counter shard could wait for a limit
+ * shard held by one waiting for that counter shard, a deadlock PostgreSQL breaks only after
+ * deadlock_timeout (1 s). In this order every creation takes counter rows before limit rows.
  */
 async function insertFirstContact(trx: Kysely<Database>, input: NewConversation, refuse: Refuse<'blocked' | ProofRefusal>): Promise<ConversationRow> {
   const use = await input.limiter.ensureAvailableAll(trx, charges(input));
@@ -102,11 +106,11 @@ async function insertFirstContact(trx: Kysely<Database>, input: NewConversation,
     invitationCountBump(trx, input.invitationId, 1),
   ].filter((bump) => bump !== undefined);
   const blockLookup = blockOnSources.compile(trx, { source: input.source, wide: input.sourceWide, now: input.now });
-  const [blocked, ...settled] = await executeTogether(trx, [blockLookup, ...inserts, ...(charge ? [charge.statement] : []), ...bumps]);
+  const [blocked, ...settled] = await executeTogether(trx, [blockLookup, ...inserts, ...bumps, ...(charge ? [charge.statement] : [])]);
   if (holds(rowsOf<{ blocked: unknown }>(blocked!))) return refuse('blocked');
   // The first failure stands: on PostgreSQL every statement after it fails as well.
   const rows = settled.map((one) => rowsOf<{ bucket: string }>(one));
-  await charge?.settle(rows[inserts.length]!);
+  await charge?.settle(rows[inserts.length + bumps.length]!);
   return conversation;
 }
 

@@ -20,6 +20,7 @@ export function openPostgresStore(options: StoreOptions & { databaseUrl: string 
   // cache the old data under it.
   const db = postgresDb(databaseUrl, POSTGRES_POOL, health, { statements: { beginWithFirstStatement: BEGIN, commitAfterWrite: COMMIT_AND_ADVANCE } });
   let transactions = 0;
+  let deadlocks = 0;
   return {
     db,
     dialect: 'postgres',
@@ -44,11 +45,12 @@ export function openPostgresStore(options: StoreOptions & { databaseUrl: string 
         } catch (error) {
           if (!isDeadlock(error)) throw error;
           deadlock = error;
+          deadlocks += 1;
         }
       }
       throw deadlock;
     },
-    writes: () => ({ queued: 0, batches: transactions, commands: transactions }),
+    writes: () => ({ queued: 0, batches: transactions, commands: transactions, deadlocks }),
     // A PostgreSQL commit returns once its WAL record is flushed (synchronous_commit on).
     durable: async () => undefined,
     version: async () => {

@@ -55,7 +55,7 @@ export class GroupCommit {
   ) {}
 
   stats(): WriteStats {
-    return { queued: this.#queue.length, batches: this.#batches, commands: this.#commands };
+    return { queued: this.#queue.length, batches: this.#batches, commands: this.#commands, deadlocks: 0 };
   }
 
   run<Input, Outcome>(command: Command<Input, Outcome>, input: Input): Promise<Outcome> {
