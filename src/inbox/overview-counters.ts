@@ -3,6 +3,12 @@ import { prepare, type Prepared } from '../store/prepared.ts';
 import { dialectOf } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 
+/*
+ * On PostgreSQL every write takes the rows it shares in one order, so no two wait for each other in
+ * a cycle: a conversation's row, its follow-up limit shards, these counters, the invitation counts,
+ * then a first contact's limit shards (create-conversation.ts says why the counters come first there).
+ */
+
 /** Names of the aggregate counters the overview reads instead of counting rows. */
 export const counterName = {
   conversations: 'conversations',
