@@ -49,9 +49,19 @@ describe.runIf(browserTestsRun)('the console\'s tools in a real browser', () => 
     await box(6).click();
     await box(2).click({ modifiers: ['Shift'] });
     expect(await page.locator('#bulk-count').textContent()).toBe('5 selected');
+    // The list's reload after the action is held until the bar is checked: the bar goes with the status, not with the reload.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const listReload = /\/api\/admin\/conversations\?/;
+    await page.route(listReload, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.locator('#bulk-bar [data-bulk="close"]').click();
     await expect.poll(() => page.locator('#list-status').textContent()).toBe('5 conversations closed.');
     expect(await page.locator('#bulk-bar').isHidden()).toBe(true);
+    release();
+    await page.unroute(listReload);
     for (const id of ids.slice(1)) {
       const read = await run.t.inject({ method: 'GET', url: `/api/admin/conversations/${id}`, headers: adminHeaders() });
       expect(read.json().conversation.status).toBe('closed');

@@ -44,7 +44,9 @@ async function runBulk(action: string, ids: string[]): Promise<void> {
     if (result.status !== 200 || !result.body) return setStatus('list-status', errorText(result), true);
     done += result.body.done;
   }
+  // The bar goes with the selection at once, with the status that says what was done, not after the reload.
   state.selected.clear();
+  renderSelection();
   setStatus('list-status', `${done} ${done === 1 ? 'conversation' : 'conversations'} ${DONE[action] ?? action}.`);
   await Promise.all([loadConversations(true), loadOverview()]);
 }
