@@ -8,8 +8,9 @@
  * The write is Parley's own store, imported, not copied: better-sqlite3 with its statement cache,
  * the group commit with one savepoint per command, the WAL synced off the event loop before any
  * answer, checkpoints on a worker, and the search index's flush before each COMMIT. The statements
- * are the follow-up's, as Parley sends them (the retry key's lookup, the slot claim, the message, the
- * limit charge), as raw SQL with nothing built per request. The schema is Parley's, migrated.
+ * are the follow-up's, as Parley sends them (the slot claim, the message, the limit charge; the retry
+ * key is looked up only when the message's unique index refuses a repeat), as raw SQL with nothing
+ * built per request. The schema is Parley's, migrated.
  *
  * Environment: PORT, DATA_DIR (an empty directory), LOG_LEVEL, CEILING_CONVERSATIONS (how many
  * conversations to create for follow-ups, named by ceilingConversation in bench/client.ts).
@@ -20,6 +21,7 @@ import { previewOf } from '../src/inbox/preview.ts';
 import { flushSearchIndex } from '../src/inbox/search-index.ts';
 import { loggerOptions } from '../src/logging.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { isUniqueViolation } from '../src/store/errors.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { Database } from '../src/store/schema.ts';
 import { hashToken, newId } from '../src/tokens.ts';
@@ -64,8 +66,6 @@ type Written = { messageId: string; duplicate: boolean } | undefined;
 
 async function followUp(trx: Kysely<Database>, input: FollowUp): Promise<Written> {
   const { conversationId, tokenHash, message, clientMessageId, now } = input;
-  const earlier = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(RETRY_LOOKUP, [conversationId, 'visitor', clientMessageId]));
-  if (earlier.rows[0]) return { messageId: earlier.rows[0].id, duplicate: true };
   const claimed = await trx.executeQuery(
     CompiledQuery.raw(CLAIM_SLOT, [1, 1, 1, now, now, now, now, previewOf(message), 'visitor', null, conversationId, 'open', CEILING_MAX_MESSAGES, tokenHash, now, SOURCE, SOURCE_WIDE, now]),
   );
@@ -98,12 +98,11 @@ app.get('/ready', async () => ({ status: 'ready' }));
 app.post<{ Params: { id: string }; Body: { message: string; client_message_id: string } }>('/api/conversations/:id/messages', async (request, reply) => {
   const token = request.headers.authorization?.slice('Bearer '.length) ?? '';
   const { id } = request.params;
-  const written = await store.write(followUp, {
-    conversationId: id,
-    tokenHash: hashToken(token),
-    message: request.body.message,
-    clientMessageId: request.body.client_message_id,
-    now: Date.now(),
+  const input = { conversationId: id, tokenHash: hashToken(token), message: request.body.message, clientMessageId: request.body.client_message_id, now: Date.now() };
+  const written = await store.write(followUp, input).catch(async (error: unknown) => {
+    if (!isUniqueViolation(error)) throw error;
+    const earlier = await store.db.executeQuery<{ id: string }>(CompiledQuery.raw(RETRY_LOOKUP, [id, 'visitor', input.clientMessageId]));
+    return earlier.rows[0] ? { messageId: earlier.rows[0].id, duplicate: true } : undefined;
   });
   if (!written) return reply.code(409).send({ error: 'no room in this conversation', code: 'conflict' });
   return reply.code(201).send({ ok: true, conversation_id: id, message_id: written.messageId, duplicate: written.duplicate });

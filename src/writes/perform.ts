@@ -28,8 +28,9 @@ export function writeError(error: WriteError): ApiError {
 
 /**
  * Runs a declared write, the one way a feature writes:
- * 1. in one transaction (a savepoint of a SQLite batch): the retry key looked up, then `run`, then
- *    its changes recorded (the webhook outbox);
+ * 1. in one transaction (a savepoint of a SQLite batch): the retry key looked up (unless the write's
+ *    own unique index refuses a repeat, see below), then `run`, then its changes recorded (the
+ *    webhook outbox);
  * 2. a refusal is thrown by `run`, so all of it rolls back;
  * 3. after the commit (on SQLite once it is on the disk): the changes and wake-ups published, the
  *    alert sent after the response;
@@ -39,7 +40,10 @@ export function writeError(error: WriteError): ApiError {
  * the disk, as the write that made it would have been. A write that fails may have lost a race to its
  * own retry on another connection (PostgreSQL, or a second process on the SQLite file) which
  * committed first (a unique key, or a limit, cap or status the winner used up): when the key now
- * has a result, the request answers as that retry; otherwise its own refusal or error stands.
+ * has a result, the request answers as that retry; otherwise its own refusal or error stands. A
+ * write whose key is `checkedByUniqueIndex` meets its earlier result only this way: a repeat fails
+ * in its transaction (on the key, or on a refusal met before it), which rolls back, and the failure
+ * is explained by the key's earlier result, committed and on the disk before the failure is seen.
  */
 export async function perform<Input, Result, Reason extends string>(
   services: WriteServices,
@@ -50,7 +54,7 @@ export async function perform<Input, Result, Reason extends string>(
   let attempt: Attempt<Result>;
   try {
     attempt = await store.write(async (trx, given: Input): Promise<Attempt<Result>> => {
-      const earlier = write.retry && (await write.retry.find(trx, given));
+      const earlier = write.retry && !write.retry.checkedByUniqueIndex && (await write.retry.find(trx, given));
       if (earlier) return { earlier };
       const written = await write.run(trx, given, refuse);
       const changes = write.changes?.(written, given) ?? [];

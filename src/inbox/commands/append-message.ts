@@ -170,9 +170,11 @@ async function whyNoSlot(trx: Db, { conversationId, sender, now }: NewMessage, i
 }
 
 /**
- * Written at most once per client_message_id, in the sender's own space. A full conversation may be
- * full because this request's own retry, committed first, took the last slot: perform then answers
- * as that retry.
+ * Written at most once per client_message_id, in the sender's own space: the messages' unique index
+ * on (conversation, role, client_message_id) refuses the repeat's insert, so the key is looked up
+ * only after a failure. A repeat may also meet a full, closed or revoked conversation, a block or
+ * its limit first (its own earlier write may have taken the last slot); perform then answers as the
+ * earlier write all the same.
  */
 const byClientMessageId: RetryKey<NewMessage, { messageId: string }> = {
   find: async (db, message) => {
@@ -181,6 +183,7 @@ const byClientMessageId: RetryKey<NewMessage, { messageId: string }> = {
     return earlierMessage(await findMessageByClientId(db, conversationId, message.sender.role, clientMessageId), message.body);
   },
   conflict: 'client_message_id_conflict',
+  checkedByUniqueIndex: true,
 };
 
 const messageChange = ({ messageId }: { messageId: string }, message: NewMessage) => [
