@@ -41,6 +41,8 @@ export const appendBridgeMessage = defineWrite({
       return earlierMessage(await findBridgeMessageByClientId(db, key, author.role, clientMessageId), body);
     },
     conflict: 'client_message_id_conflict',
+    // The message's insert takes the key under a unique index before any charge: a repeat fails on it.
+    checkedByUniqueIndex: true,
   },
 
   async run(trx, { key, author, body, clientMessageId, now }) {

@@ -37,6 +37,8 @@ export const postReply = defineWrite({
       return earlierMessage(await findPostByClientId(db, topicId, sender, clientMessageId), body);
     },
     conflict: 'client_message_id_conflict',
+    // The message's insert takes the key under a unique index before any charge: a repeat fails on it.
+    checkedByUniqueIndex: true,
   },
 
   async run(trx, input, refuse) {
