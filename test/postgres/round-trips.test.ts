@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConversation, json, startApp, type TestApp } from '../helpers.ts';
+import { createConversation, json, type TestApp } from '../helpers.ts';
+import { startRoomyApp } from '../inbox/support.ts';
 import { adminUrl } from './databases.ts';
 
 /**
@@ -16,7 +17,9 @@ describe('round trips of a write on PostgreSQL', () => {
   let t: TestApp;
   let conversation: { conversation_id: string; access_token: string };
   beforeAll(async () => {
-    t = await startApp();
+    // Limits far above what the file sends: a limit shard found full would take another one, in
+    // round trips of its own (src/limits/shards.ts), and the counts here are of the usual write.
+    t = await startRoomyApp();
     conversation = await createConversation(t, { message: 'Counting round trips' });
   });
   afterAll(() => t?.close());
