@@ -15,7 +15,7 @@ import { CliFailure } from './failure.ts';
 import { ExportFormatError, readReferenceExport, type ReferenceExport } from './reference-export.ts';
 import { importedRows, type ImportedRows } from './reference-rows.ts';
 import { readSettings } from './settings.ts';
-import { touchCategory } from '../forum/categories.ts';
+import { touchCategoryOf } from '../forum/categories.ts';
 
 /** The reference's migrations that make its v1.5 schema, the one this command reads (REFERENCE-SCHEMA.md §1). */
 export const REFERENCE_V1_5 = [
@@ -135,7 +135,7 @@ async function importTopics(trx: Kysely<Database>, rows: ImportedRows, counts: C
       }))
       .where('id', '=', topic.id)
       .execute();
-    await touchCategory(trx, topic, activity);
+    await touchCategoryOf(trx, topic.id, activity).execute();
   }
 }
 

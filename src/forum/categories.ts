@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { laterOf } from '../store/later-of.ts';
 import type { Database } from '../store/schema.ts';
-import type { TopicVisibility } from './tables.ts';
 
 /** The five categories of the interface, in display order, with their flags. */
 export const CATEGORIES = [
@@ -38,8 +37,13 @@ export const LOBBY_TITLE = 'Lobby';
  */
 export const LOBBY_KEY = 'lobby';
 
-/** Activity in a listed topic moves its category's latest_activity_at; unlisted activity is never shown. */
-export async function touchCategory(db: Kysely<Database>, topic: { category: string; visibility: TopicVisibility }, now: number): Promise<void> {
-  if (topic.visibility !== 'listed') return;
-  await db.updateTable('forum_categories').set({ latest_activity_at: laterOf('latest_activity_at', now) }).where('slug', '=', topic.category).execute();
+/**
+ * Activity in the topic `topicId` moves its category's latest_activity_at when the topic is listed;
+ * unlisted activity is never shown. One statement, so a write can send it with its others.
+ */
+export function touchCategoryOf(db: Kysely<Database>, topicId: string, now: number) {
+  return db
+    .updateTable('forum_categories')
+    .set({ latest_activity_at: laterOf('latest_activity_at', now) })
+    .where('slug', '=', (eb) => eb.selectFrom('forum_topics').select('category').where('id', '=', topicId).where('visibility', '=', 'listed'));
 }

@@ -28,9 +28,14 @@ describe('reference bugs Parley does not copy', () => {
     expectError(await post(t, `/api/peer-threads/${thread.thread_id}/messages`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
     expectError(await post(t, `/api/forum/topics/${thread.thread_id}/replies`, bearer(thread.thread_access_token), { message: 'x' }), 403, 'read_only_topic');
     const agentPost = { topicId: thread.thread_id, sender: { agentId: alice.agent_id, role: 'agent' as const, displayName: 'A' }, body: 'x', clientMessageId: null, now: t.clock.now() };
-    const stored = await t.store.write(insertPost, agentPost);
-    expect(stored).toEqual({ kind: 'read_only' });
+    const refused = (reason: string): never => {
+      throw new Error(`refused: ${reason}`);
+    };
+    await expect(t.store.write((trx, given) => insertPost(trx, given, refused), agentPost)).rejects.toThrow('refused: read_only');
     expect(json<ThreadView>(await get(t, `/api/peer-threads/${thread.thread_id}`, bearer(thread.thread_access_token))).thread.message_count).toBe(0);
+    // The row went to the store with the claim, before the claim was known to fail: the refusal rolled it back.
+    const rows = await t.store.db.selectFrom('forum_messages').select('id').where('topic_id', '=', thread.thread_id).execute();
+    expect(rows).toEqual([]);
   });
 
   it('re-activates a membership joined again after leaving with the same client token: 201 and a token that works', async () => {

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConversation, json, type TestApp } from '../helpers.ts';
+import { createTopic, register, reply } from '../forum/support.ts';
 import { startRoomyApp } from '../inbox/support.ts';
 import { adminUrl } from './databases.ts';
 
@@ -9,7 +10,8 @@ import { adminUrl } from './databases.ts';
  * each one a round trip that wakes a backend (README "What the write and read paths rest on"). A
  * retry key under a unique index is not looked up before the write, so a follow-up is two round
  * trips with its client_message_id as without (its statements with BEGIN; COMMIT with the change
- * counter) and a first contact with its client token three (its limits looked at first).
+ * counter) and a first contact with its client token three (its limits looked at first). A forum
+ * reply is three: its thread token's membership read, then its statements with BEGIN, then COMMIT.
  */
 const POSTGRES_PORT = Number(new URL(adminUrl()).port || 5432);
 
@@ -19,7 +21,7 @@ describe('round trips of a write on PostgreSQL', () => {
   beforeAll(async () => {
     // Limits far above what the file sends: a limit shard found full would take another one, in
     // round trips of its own (src/limits/shards.ts), and the counts here are of the usual write.
-    t = await startRoomyApp();
+    t = await startRoomyApp({ env: { LIMIT_REPLY_AGENT: '100000/1h' } });
     conversation = await createConversation(t, { message: 'Counting round trips' });
   });
   afterAll(() => t?.close());
@@ -80,5 +82,18 @@ describe('round trips of a write on PostgreSQL', () => {
     });
     expect(writes).toBe(3);
     expect((await t.inject({ method: 'POST', url: '/api/conversations', payload: body })).statusCode).toBe(200);
+  });
+
+  it('writes a forum reply in three round trips, its topic claim, category, post and limit charge sent together', async () => {
+    const agent = await register(t);
+    const topic = await createTopic(t, agent);
+    // Not counted: the process's first forum write also reads the lobby's row once.
+    expect((await reply(t, topic.topic_id, topic.thread_access_token, 'Warming up', 'round-trip-post-0')).statusCode).toBe(201);
+    const writes = await socketWrites(async () => {
+      const response = await reply(t, topic.topic_id, topic.thread_access_token, 'Counted', 'round-trip-post-1');
+      expect(response.statusCode, response.body).toBe(201);
+    });
+    expect(writes).toBe(3);
+    expect((await reply(t, topic.topic_id, topic.thread_access_token, 'Counted', 'round-trip-post-1')).statusCode).toBe(200);
   });
 });

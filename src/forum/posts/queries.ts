@@ -3,7 +3,10 @@ import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
 import type { ForumMessagesTable, SenderRole } from '../tables.ts';
-import { touchCategory } from '../categories.ts';
+import { touchCategoryOf } from '../categories.ts';
+import type { PendingCharge } from '../../limits/limiter.ts';
+import { isForeignKeyViolation } from '../../store/errors.ts';
+import { executeTogether, rowsOf, type Settled } from '../../store/sent-together.ts';
 
 type Db = Kysely<Database>;
 export type PostRow = Selectable<ForumMessagesTable>;
@@ -37,14 +40,19 @@ export interface NewPost {
   now: number;
 }
 
-export type PostOutcome = { kind: 'written'; messageId: string } | { kind: 'missing' } | { kind: 'closed' } | { kind: 'read_only' };
+/** Why a post was not stored: the topic is gone, not open, or (for an agent) moderator-only. */
+export type NotPosted = 'missing' | 'closed' | 'read_only';
 
 /**
- * Stores a post and counts it in the same transaction. The topic row is claimed by one conditional
- * update: an agent's post needs an open topic in participants mode, the moderator's an open topic.
- * The same update moves the topic's posts revision (part of a topic page's ETag and cache key).
+ * Stores a post and counts it in the same transaction, and returns its id. The topic row is claimed
+ * by one conditional update: an agent's post needs an open topic in participants mode, the
+ * moderator's an open topic; the same update moves the topic's posts revision (part of a topic
+ * page's ETag and cache key). The claim, the listed category's latest activity, the row and
+ * `charge` (an agent's limit, taken last as every write takes limit rows) go to the store together
+ * (on PostgreSQL one round trip, not four), before the claim is known to hold: a topic that takes
+ * no post ends in `refuse`, which rolls all of it back.
  */
-export async function insertPost(db: Db, post: NewPost): Promise<PostOutcome> {
+export async function insertPost(db: Db, post: NewPost, refuse: (reason: NotPosted) => never, charge?: PendingCharge): Promise<string> {
   const { topicId, sender, now } = post;
   let claim = db
     .updateTable('forum_topics')
@@ -56,30 +64,45 @@ export async function insertPost(db: Db, post: NewPost): Promise<PostOutcome> {
     .where('id', '=', topicId)
     .where('status', '=', 'open');
   if (sender.role === 'agent') claim = claim.where('posting_mode', '=', 'participants');
-  const topic = await claim.returning(['category', 'visibility']).executeTakeFirst();
-  if (!topic) {
-    const current = await db.selectFrom('forum_topics').select(['status', 'posting_mode']).where('id', '=', topicId).executeTakeFirst();
-    if (!current) return { kind: 'missing' };
-    return current.status !== 'open' ? { kind: 'closed' } : { kind: 'read_only' };
-  }
-  await touchCategory(db, topic, now);
   const id = newId();
-  await db
-    .insertInto('forum_messages')
-    .values({
-      id,
-      topic_id: topicId,
-      sender_agent_id: sender.agentId,
-      sender_key: senderKey(sender),
-      sender_role: sender.role,
-      sender_display_name: sender.displayName,
-      body: post.body,
-      client_message_id: post.clientMessageId,
-      hidden: 0,
-      created_at: now,
-    })
-    .execute();
-  return { kind: 'written', messageId: id };
+  const row = {
+    id,
+    topic_id: topicId,
+    sender_agent_id: sender.agentId,
+    sender_key: senderKey(sender),
+    sender_role: sender.role,
+    sender_display_name: sender.displayName,
+    body: post.body,
+    client_message_id: post.clientMessageId,
+    hidden: 0,
+    created_at: now,
+  };
+  const [claimed, touched, inserted, charged] = await executeTogether(db, [
+    claim.returning('id').compile(),
+    touchCategoryOf(db, topicId, now).compile(),
+    db.insertInto('forum_messages').values(row).compile(),
+    ...(charge ? [charge.statement] : []),
+  ]);
+  if (rowsOf(claimed!).length === 0) return refuse(await whyNotPosted(db, topicId, inserted!));
+  rowsOf(touched!);
+  rowsOf(inserted!);
+  if (charge) await charge.settle(rowsOf<{ bucket: string }>(charged!));
+  return id;
+}
+
+/**
+ * Why the topic took no post: gone (the row then named no topic, which on PostgreSQL also ended the
+ * transaction), not open, or moderator-only. Any other failure of the insert (a client_message_id
+ * that a retry committed meanwhile) is thrown as it is, for perform to answer.
+ */
+async function whyNotPosted(db: Db, topicId: string, inserted: Settled): Promise<NotPosted> {
+  if (!inserted.ok) {
+    if (isForeignKeyViolation(inserted.error)) return 'missing';
+    throw inserted.error;
+  }
+  const current = await db.selectFrom('forum_topics').select(['status', 'posting_mode']).where('id', '=', topicId).executeTakeFirst();
+  if (!current) return 'missing';
+  return current.status !== 'open' ? 'closed' : 'read_only';
 }
 
 function postsBefore(db: Db, topicId: string, before: string | undefined) {

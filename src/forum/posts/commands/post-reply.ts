@@ -42,11 +42,9 @@ export const postReply = defineWrite({
   },
 
   async run(trx, input, refuse) {
-    const outcome = await insertPost(trx, input);
-    if (outcome.kind !== 'written') return refuse(outcome.kind);
     // The limiter refuses with its own 429 from inside the transaction (shared infrastructure below features).
-    if (input.sender.agentId !== null) await input.limiter.consume(trx, 'REPLY_AGENT', input.sender.agentId);
-    return { messageId: outcome.messageId };
+    const charge = input.sender.agentId === null ? undefined : input.limiter.charge(trx, [['REPLY_AGENT', input.sender.agentId]]);
+    return { messageId: await insertPost(trx, input, refuse, charge) };
   },
 
   refusals: { missing: 'topic_not_found', closed: 'topic_closed', read_only: 'read_only_topic' },

@@ -84,8 +84,9 @@ export const createTopic = defineWrite({
     await insertMember(trx, { topic_id: id, agent_id: agent.id, token_hash: token.hash, status: 'active', fingerprint: token.retryKey, joined_at: now });
     if (topic.message !== undefined) {
       const sender = { agentId: agent.id, role: 'agent' as const, displayName: agent.display_name };
-      const post = await insertPost(trx, { topicId: id, sender, body: topic.message, clientMessageId: topic.client_message_id ?? null, now });
-      if (post.kind !== 'written') throw new Error(`a new topic refused its first post (${post.kind})`);
+      await insertPost(trx, { topicId: id, sender, body: topic.message, clientMessageId: topic.client_message_id ?? null, now }, (reason) => {
+        throw new Error(`a new topic refused its first post (${reason})`);
+      });
     }
     await input.limiter.consume(trx, 'TOPIC_AGENT', agent.id);
     return { topicId: id };

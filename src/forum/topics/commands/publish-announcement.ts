@@ -43,8 +43,9 @@ export const publishAnnouncement = defineWrite({
     });
     await insertTopic(trx, topic);
     const sender = moderatorSender(input.moderatorName);
-    const post = await insertPost(trx, { topicId: topic.id, sender, body: announcement.message, clientMessageId: announcement.client_message_id ?? null, now });
-    if (post.kind !== 'written') throw new Error(`a new announcement refused its first post (${post.kind})`);
+    await insertPost(trx, { topicId: topic.id, sender, body: announcement.message, clientMessageId: announcement.client_message_id ?? null, now }, (reason) => {
+      throw new Error(`a new announcement refused its first post (${reason})`);
+    });
     return { topicId: topic.id };
   },
   refusals: {},
