@@ -5,7 +5,7 @@
  * and prints the profile's samples per package and per function, in µs per request.
  *
  * Flags: --store sqlite|postgres (default sqlite), --endpoint followup_write|conversation_create|
- * visitor_read (default followup_write), --duration (seconds measured, 10), --warmup (3),
+ * visitor_read|forum_reply (default followup_write), --duration (seconds measured, 10), --warmup (3),
  * --connections (50), --top (functions listed, 30), --keep (keep the .cpuprofile and print its path).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,11 +16,11 @@ import { cpuReader } from './cpu.ts';
 import { measure, type LoadSettings } from './load.ts';
 import { installCleanup, removeTempDir, tempDir } from './processes.ts';
 import { buildServers, newDeployment, startParley } from './servers.ts';
-import { inboxEndpoints } from './visitor.ts';
+import { forumEndpoints, inboxEndpoints } from './visitor.ts';
 import { DEFAULT_ADMIN_URL, freshDatabase, newRunId } from '../test/postgres/databases.ts';
 
 const FOLLOW_UPS_PER_SECOND = 10_000;
-const ENDPOINTS = ['followup_write', 'conversation_create', 'visitor_read'] as const;
+const ENDPOINTS = ['followup_write', 'conversation_create', 'visitor_read', 'forum_reply'] as const;
 
 interface CallFrame {
   functionName: string;
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     const server = await startParley('parley (profiled)', newDeployment(dataDir, database?.url), { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
     let loopUsPerRequest: number;
     try {
-      const { endpoints } = await inboxEndpoints(server, FOLLOW_UPS_PER_SECOND * (settings.warmup + settings.duration));
+      const endpoints = key === 'forum_reply' ? await forumEndpoints(server.url) : (await inboxEndpoints(server, FOLLOW_UPS_PER_SECOND * (settings.warmup + settings.duration))).endpoints;
       const measured = await measure([server], endpoints.find((endpoint) => endpoint.key === key)!, settings, cpuReader());
       if (measured.unexpected > 0 || measured.errors > 0) throw new Error(`${measured.unexpected} unexpected answers, ${measured.errors} errors (${JSON.stringify(measured.statusCounts)})`);
       if (measured.eventLoopBusy === null || measured.cpuUsPerRequest === null) throw new Error('bench:profile reads the server CPU from /proc, which this system does not have');

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { prepare, type Params } from '../../store/prepared.ts';
 import { laterOf } from '../../store/later-of.ts';
 import type { Database } from '../../store/schema.ts';
 import { newId } from '../../tokens.ts';
@@ -52,18 +53,29 @@ export type NotPosted = 'missing' | 'closed' | 'read_only';
  * (on PostgreSQL one round trip, not four), before the claim is known to hold: a topic that takes
  * no post ends in `refuse`, which rolls all of it back.
  */
-export async function insertPost(db: Db, post: NewPost, refuse: (reason: NotPosted) => never, charge?: PendingCharge): Promise<string> {
-  const { topicId, sender, now } = post;
-  let claim = db
+type ClaimParams = { topicId: string; now: number };
+
+function claimTopic(db: Db, p: Params<ClaimParams>) {
+  return db
     .updateTable('forum_topics')
     .set((eb) => ({
       message_count: eb('message_count', '+', 1),
       posts_revision: eb('posts_revision', '+', 1),
-      updated_at: laterOf('updated_at', now),
+      updated_at: laterOf('updated_at', p.now),
     }))
-    .where('id', '=', topicId)
-    .where('status', '=', 'open');
-  if (sender.role === 'agent') claim = claim.where('posting_mode', '=', 'participants');
+    .where('id', '=', p.topicId)
+    .where('status', '=', 'open')
+    .returning('id');
+}
+
+const claimForModerator = prepare<ClaimParams, { id: string }>(['topicId', 'now'], claimTopic);
+const claimForAgent = prepare<ClaimParams, { id: string }>(['topicId', 'now'], (db, p) => claimTopic(db, p).where('posting_mode', '=', 'participants'));
+const touchCategory = prepare<ClaimParams, never>(['topicId', 'now'], (db, p) => touchCategoryOf(db, p.topicId, p.now));
+const POST_COLUMNS = ['id', 'topic_id', 'sender_agent_id', 'sender_key', 'sender_role', 'sender_display_name', 'body', 'client_message_id', 'hidden', 'created_at'] as const;
+const insertPostRow = prepare<PostRow, never>(POST_COLUMNS, (db, p) => db.insertInto('forum_messages').values(p));
+
+export async function insertPost(db: Db, post: NewPost, refuse: (reason: NotPosted) => never, charge?: PendingCharge): Promise<string> {
+  const { topicId, sender, now } = post;
   const id = newId();
   const row = {
     id,
@@ -77,10 +89,11 @@ export async function insertPost(db: Db, post: NewPost, refuse: (reason: NotPost
     hidden: 0,
     created_at: now,
   };
+  const claim = sender.role === 'agent' ? claimForAgent : claimForModerator;
   const [claimed, touched, inserted, charged] = await executeTogether(db, [
-    claim.returning('id').compile(),
-    touchCategoryOf(db, topicId, now).compile(),
-    db.insertInto('forum_messages').values(row).compile(),
+    claim.compile(db, { topicId, now }),
+    touchCategory.compile(db, { topicId, now }),
+    insertPostRow.compile(db, row),
     ...(charge ? [charge.statement] : []),
   ]);
   if (rowsOf(claimed!).length === 0) return refuse(await whyNotPosted(db, topicId, inserted!));
