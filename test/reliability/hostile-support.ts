@@ -138,14 +138,20 @@ export function spread(values: number[]): { median: number; max: number } {
   return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
 }
 
-/** Connections the server listening on `port` holds open (its side ESTABLISHED), from /proc/net/tcp and tcp6. */
-export function serverConnections(port: number): number {
+/**
+ * Connections the server listening on `port` holds open (its side ESTABLISHED), from /proc/net/tcp
+ * and tcp6; only those from the IPv4 address `from`, when given.
+ */
+export function serverConnections(port: number, from?: string): number {
   const localPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  // The kernel writes an IPv4 address as its four bytes in hex, in reverse (127.0.0.1 is 0100007F);
+  // tcp6 ends an IPv4-mapped address with the same eight digits.
+  const remote = from?.split('.').reverse().map((part) => Number(part).toString(16).toUpperCase().padStart(2, '0')).join('');
   let count = 0;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (state === '01' && local?.endsWith(localPort)) count++;
+      const [, local, peer, state] = line.trim().split(/\s+/);
+      if (state === '01' && local?.endsWith(localPort) && (remote === undefined || peer?.split(':')[0]?.endsWith(remote))) count++;
     }
   }
   return count;

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { countRows, expectError, hexToken, json, ownApps, recordingAlerts, sharedAppWithEmptyTables, type Created, type TestApp, type TestAppOptions } from '../../helpers.ts';
+import { scrape, valueOf } from '../../metrics/exposition.ts';
 import { create, readConversation, setStatus } from '../support.ts';
 
 interface Receipt extends Created {
@@ -150,8 +151,9 @@ describe('conversation creation', () => {
       }
       expect((await create(t, { message: 'second conversation' })).statusCode).toBe(201);
       expectError(await create(t, { message: 'third conversation' }), 429, 'rate_limited');
-      // A retry stays possible while the source is limited.
+      // A retry stays possible while the source is limited, and is no refusal in the metrics.
       expect((await create(t, body)).statusCode).toBe(200);
+      expect(valueOf((await scrape(t)).samples, 'parley_rate_limit_refusals_total', { limit: 'CONVERSATION_SOURCE' })).toBe(1);
     });
   });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConversation, expectError, json, recordingAlerts, startApp, UUID_V7, type Created, type TestApp, type TestAppOptions } from '../../helpers.ts';
+import { scrape, valueOf } from '../../metrics/exposition.ts';
 import { insertOperatorMessage, readConversation, reply, setStatus } from '../support.ts';
 
 interface ReplyReceipt {
@@ -177,12 +178,17 @@ describe('visitor follow-up', () => {
       expect((await post({ message: 'c' }, '203.0.113.2')).statusCode).toBe(201);
     });
 
-    it('does not charge a duplicate retry', async () => {
+    it('does not charge a duplicate retry, nor count it as a refusal once the limit is full', async () => {
       await start({ env: { LIMIT_FOLLOWUP_SOURCE: '2/1h' } });
       const body = { message: 'retried', client_message_id: 'retried-01' };
       expect((await post(body)).statusCode).toBe(201);
       for (let index = 0; index < 5; index++) expect((await post(body)).statusCode).toBe(200);
       expect((await post({ message: 'second' })).statusCode).toBe(201);
+      // The limit is full now; a retry still is the earlier message, which no refusal counts.
+      for (let index = 0; index < 3; index++) expect((await post(body)).statusCode).toBe(200);
+      expect(valueOf((await scrape(t)).samples, 'parley_rate_limit_refusals_total', { limit: 'FOLLOWUP_SOURCE' })).toBe(0);
+      expectError(await post({ message: 'third' }), 429, 'rate_limited');
+      expect(valueOf((await scrape(t)).samples, 'parley_rate_limit_refusals_total', { limit: 'FOLLOWUP_SOURCE' })).toBe(1);
     });
   });
 
