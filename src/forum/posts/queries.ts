@@ -44,15 +44,6 @@ export interface NewPost {
 /** Why a post was not stored: the topic is gone, not open, or (for an agent) moderator-only. */
 export type NotPosted = 'missing' | 'closed' | 'read_only';
 
-/**
- * Stores a post and counts it in the same transaction, and returns its id. The topic row is claimed
- * by one conditional update: an agent's post needs an open topic in participants mode, the
- * moderator's an open topic; the same update moves the topic's posts revision (part of a topic
- * page's ETag and cache key). The claim, the listed category's latest activity, the row and
- * `charge` (an agent's limit, taken last as every write takes limit rows) go to the store together
- * (on PostgreSQL one round trip, not four), before the claim is known to hold: a topic that takes
- * no post ends in `refuse`, which rolls all of it back.
- */
 type ClaimParams = { topicId: string; now: number };
 
 function claimTopic(db: Db, p: Params<ClaimParams>) {
@@ -74,6 +65,15 @@ const touchCategory = prepare<ClaimParams, never>(['topicId', 'now'], (db, p) =>
 const POST_COLUMNS = ['id', 'topic_id', 'sender_agent_id', 'sender_key', 'sender_role', 'sender_display_name', 'body', 'client_message_id', 'hidden', 'created_at'] as const;
 const insertPostRow = prepare<PostRow, never>(POST_COLUMNS, (db, p) => db.insertInto('forum_messages').values(p));
 
+/**
+ * Stores a post and counts it in the same transaction, and returns its id. The topic row is claimed
+ * by one conditional update: an agent's post needs an open topic in participants mode, the
+ * moderator's an open topic; the same update moves the topic's posts revision (part of a topic
+ * page's ETag and cache key). The claim, the listed category's latest activity, the row and
+ * `charge` (an agent's limit, taken last as every write takes limit rows) go to the store together
+ * (on PostgreSQL one round trip, not four), before the claim is known to hold: a topic that takes
+ * no post ends in `refuse`, which rolls all of it back.
+ */
 export async function insertPost(db: Db, post: NewPost, refuse: (reason: NotPosted) => never, charge?: PendingCharge): Promise<string> {
   const { topicId, sender, now } = post;
   const id = newId();
