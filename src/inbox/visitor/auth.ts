@@ -59,7 +59,8 @@ const CACHED_TOKEN_HASHES = 20_000;
  * whole cache); a deletion or an update (a rotation, a revocation), here or relayed from another
  * instance, drops it, so a deleted conversation answers 404 before its body is validated. The hash
  * kept may be older than a rotation another instance committed: the command compares the hash
- * presented with the stored one in its own statement, so the old token is refused at once.
+ * presented with the stored one in its own statement, so the old token is refused at once, and a
+ * token that does not match the hash kept is looked up again, so the new one works at once.
  */
 export function tokenAuthorization(store: Store, hub: ChangeHub) {
   const hashes = new LRUCache<string, string>({ max: CACHED_TOKEN_HASHES });
@@ -68,12 +69,15 @@ export function tokenAuthorization(store: Store, hub: ChangeHub) {
   });
   return async function authorizeConversationToken(request: FastifyRequest<{ Params: { conversation_id: string } }>): Promise<void> {
     const { token, id } = presented(request);
-    let hash = hashes.get(id);
-    if (hash === undefined) {
-      hash = await findTokenHash(store.db, id);
-      if (hash !== undefined) hashes.set(id, hash);
-    }
     const presentedHash = hashToken(token);
+    let hash = hashes.get(id);
+    // A token that does not match the hash kept may be the new one of a rotation that another
+    // instance (or process) committed and this one has not heard of yet: the store decides.
+    if (hash === undefined || !safeEqual(presentedHash, hash)) {
+      hash = await findTokenHash(store.db, id);
+      if (hash === undefined) hashes.delete(id);
+      else hashes.set(id, hash);
+    }
     if (hash === undefined || !safeEqual(presentedHash, hash)) throw new ApiError('conversation_not_found');
     request.conversationId = id;
     request.conversationTokenHash = presentedHash;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/open.ts';
+import { hashToken } from '../../../src/tokens.ts';
 import { createConversation, expectError, json, startApp, TEST_STORE, type Created, type TestApp } from '../../helpers.ts';
 import { create, readConversation, reply } from '../support.ts';
 
@@ -70,6 +71,19 @@ describe('conversation credentials', () => {
       expect(foreignReply.body).toBe(unknownReply.body);
       const read = json<{ messages: Array<{ body: string }> }>(await readConversation(t, first.conversation_id, first.access_token));
       expect(read.messages.map((message) => message.body)).not.toContain('intruder');
+    });
+  });
+
+  describe('a token rotated by another instance', () => {
+    it('is accepted at once for a write though this instance still keeps the old hash, and the old token is refused', async () => {
+      const own = await createConversation(t, { message: 'rotated elsewhere' });
+      // This instance reads the hash and keeps it.
+      expect((await reply(t, own.conversation_id, own.access_token, { message: 'before' })).statusCode).toBe(201);
+      // Another instance's rotation: committed to the shared store, its change not yet relayed here.
+      const renewed = 'ab'.repeat(32);
+      await t.store.db.updateTable('conversations').set({ token_hash: hashToken(renewed) }).where('id', '=', own.conversation_id).execute();
+      expect((await reply(t, own.conversation_id, renewed, { message: 'after' })).statusCode).toBe(201);
+      expectError(await reply(t, own.conversation_id, own.access_token, { message: 'old token' }), 404, 'conversation_not_found');
     });
   });
 
